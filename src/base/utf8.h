@@ -1,0 +1,76 @@
+/* utf8.h - UTF-8 decoding, encoding and validation (RFC 3629: no surrogates,
+ * no overlongs, nothing above U+10FFFF). */
+#ifndef TALLY_UTF8_H
+#define TALLY_UTF8_H
+
+#include "base.h"
+
+/* Returns the offset of the first byte that does not start a valid UTF-8
+ * sequence, or -1 when all of `s` is valid. */
+iz utf8_invalid_at(str s);
+
+/* Decodes the code point at s[*i] of valid UTF-8 and advances *i. */
+static inline u32 utf8_next(const u8 *s, iz *i)
+{
+    u32 c = s[*i];
+    if (c < 0x80) {
+        *i += 1;
+        return c;
+    }
+    if (c < 0xe0) {
+        c = ((c & 0x1f) << 6) | (s[*i + 1] & 0x3fu);
+        *i += 2;
+    } else if (c < 0xf0) {
+        c = ((c & 0x0f) << 12) | ((s[*i + 1] & 0x3fu) << 6) | (s[*i + 2] & 0x3fu);
+        *i += 3;
+    } else {
+        c = ((c & 0x07) << 18) | ((s[*i + 1] & 0x3fu) << 12) | ((s[*i + 2] & 0x3fu) << 6) | (s[*i + 3] & 0x3fu);
+        *i += 4;
+    }
+    return c;
+}
+
+/* Length in bytes of the sequence starting with lead byte `c` (valid UTF-8). */
+static inline int utf8_len(u8 c)
+{
+    return c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+}
+
+/* Offset of the start of the code point before `i` in valid UTF-8. */
+static inline iz utf8_prev(const u8 *s, iz i)
+{
+    do
+        i--;
+    while (i > 0 && (s[i] & 0xc0) == 0x80);
+    return i;
+}
+
+/* Length of the valid UTF-8 sequence at p (avail bytes readable), or 0 when
+ * the bytes there are not one. */
+static inline int utf8_valid_seq(const u8 *p, iz avail)
+{
+    u8 c = p[0];
+    if (c < 0x80)
+        return 1;
+    int need;
+    u32 min, cp;
+    if (c >= 0xc2 && c <= 0xdf) { need = 1; min = 0x80; cp = c & 0x1fu; }
+    else if (c >= 0xe0 && c <= 0xef) { need = 2; min = 0x800; cp = c & 0x0fu; }
+    else if (c >= 0xf0 && c <= 0xf4) { need = 3; min = 0x10000; cp = c & 0x07u; }
+    else return 0;
+    if (need >= avail)
+        return 0;
+    for (int k = 1; k <= need; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[k] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return need + 1;
+}
+
+/* Writes code point c (<= 0x10FFFF) to out, returns the byte count (1..4). */
+int utf8_encode(u32 c, u8 out[4]);
+
+#endif

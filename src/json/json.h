@@ -1,0 +1,74 @@
+/* json.h - JSON reader and writer on a value model that keeps what Python's
+ * json module keeps: int vs float (and ints beyond 64 bits, as source text),
+ * object key order and duplicate keys (lookups take the last, as Python's
+ * dict does). Depends on base/ only.
+ *
+ * Lifetime: a parsed tree lives in the arena it was parsed into, and its
+ * unescaped strings point into the source buffer, so the source must outlive
+ * the tree. Nothing here is global; trees are read-only after parsing and can
+ * be shared between threads and forked processes. */
+#ifndef TALLY_JSON_H
+#define TALLY_JSON_H
+
+#include "../base/arena.h"
+#include "../base/buf.h"
+#include "../base/err.h"
+
+typedef enum {
+    JSON_NULL,
+    JSON_BOOL,
+    JSON_INT,     /* i holds the value unless big */
+    JSON_FLOAT,
+    JSON_STR,
+    JSON_ARR,
+    JSON_OBJ,
+} json_type;
+
+typedef struct json        json;
+typedef struct json_member json_member;
+
+struct json {
+    json_type type;
+    bool      big;   /* JSON_INT that does not fit i64: see num */
+    iz        off;   /* byte offset of the value in the source */
+    str       num;   /* source text of a number */
+    union {
+        bool   b;
+        i64    i;
+        double f;
+        str    s;    /* valid UTF-8 */
+        struct { json *items; iz n; } arr;
+        struct { json_member *members; iz n; } obj;
+    } u;
+};
+
+struct json_member {
+    str  key;
+    json val;
+};
+
+enum { JSON_MAX_DEPTH = 512 };   /* default nesting limit */
+
+typedef struct {
+    int max_depth;   /* 0 = JSON_MAX_DEPTH */
+} json_opts;
+
+/* Parses exactly one JSON value (surrounded by optional whitespace).
+ * Returns NULL on error and fills `e` (offset, line, column, and a message
+ * naming what was found). Out of memory in `a` is reported the same way. */
+json *json_parse(arena *a, str src, const json_opts *opt, err *e);
+
+/* Object member lookup (the last member with that key), or NULL. */
+const json *json_get(const json *obj, str key);
+/* Typed lookups: NULL when absent or of another type. */
+const json *json_get_type(const json *obj, str key, json_type t);
+const char *json_type_name(json_type t);
+static inline bool json_is(const json *v, json_type t) { return v && v->type == t; }
+
+/* Writes s as a JSON string literal (UTF-8 kept, control characters and
+ * quotes escaped as Python's json.dumps(ensure_ascii=False) does). */
+void json_write_str(buf *b, str s);
+/* Compact writer (separators "," and ":"); numbers as in the source. */
+void json_write(buf *b, const json *v);
+
+#endif

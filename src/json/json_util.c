@@ -1,0 +1,111 @@
+/* json_util.c - lookups on parsed trees and the compact JSON writer. */
+#include "json.h"
+
+const json *json_get(const json *obj, str key)
+{
+    if (!obj || obj->type != JSON_OBJ)
+        return NULL;
+    /* Python's dict keeps the last value of a duplicated key. */
+    for (iz k = obj->u.obj.n - 1; k >= 0; k--)
+        if (str_eq(obj->u.obj.members[k].key, key))
+            return &obj->u.obj.members[k].val;
+    return NULL;
+}
+
+const json *json_get_type(const json *obj, str key, json_type t)
+{
+    const json *v = json_get(obj, key);
+    return v && v->type == t ? v : NULL;
+}
+
+const char *json_type_name(json_type t)
+{
+    switch (t) {
+    case JSON_NULL:  return "null";
+    case JSON_BOOL:  return "boolean";
+    case JSON_INT:   return "integer";
+    case JSON_FLOAT: return "number";
+    case JSON_STR:   return "string";
+    case JSON_ARR:   return "array";
+    case JSON_OBJ:   return "object";
+    }
+    return "?";
+}
+
+void json_write_str(buf *b, str s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!buf_reserve(b, s.len + 2))
+        return;
+    buf_byte(b, '"');
+    iz run = 0;
+    for (iz i = 0; i < s.len; i++) {
+        u8 c = s.s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        buf_put(b, s.s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':  buf_put(b, "\\\"", 2); break;
+        case '\\': buf_put(b, "\\\\", 2); break;
+        case '\n': buf_put(b, "\\n", 2); break;
+        case '\r': buf_put(b, "\\r", 2); break;
+        case '\t': buf_put(b, "\\t", 2); break;
+        case '\b': buf_put(b, "\\b", 2); break;
+        case '\f': buf_put(b, "\\f", 2); break;
+        default: {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            buf_put(b, u, 6);
+        }
+        }
+    }
+    buf_put(b, s.s + run, s.len - run);
+    buf_byte(b, '"');
+}
+
+void json_write(buf *b, const json *v)
+{
+    switch (v->type) {
+    case JSON_NULL:
+        buf_put(b, "null", 4);
+        return;
+    case JSON_BOOL:
+        if (v->u.b)
+            buf_put(b, "true", 4);
+        else
+            buf_put(b, "false", 5);
+        return;
+    case JSON_INT:
+    case JSON_FLOAT:
+        if (v->num.len)
+            buf_str(b, v->num);
+        else if (v->type == JSON_INT)
+            buf_i64(b, v->u.i);
+        else
+            buf_printf(b, "%.17g", v->u.f);
+        return;
+    case JSON_STR:
+        json_write_str(b, v->u.s);
+        return;
+    case JSON_ARR:
+        buf_byte(b, '[');
+        for (iz k = 0; k < v->u.arr.n; k++) {
+            if (k)
+                buf_byte(b, ',');
+            json_write(b, &v->u.arr.items[k]);
+        }
+        buf_byte(b, ']');
+        return;
+    case JSON_OBJ:
+        buf_byte(b, '{');
+        for (iz k = 0; k < v->u.obj.n; k++) {
+            if (k)
+                buf_byte(b, ',');
+            json_write_str(b, v->u.obj.members[k].key);
+            buf_byte(b, ':');
+            json_write(b, &v->u.obj.members[k].val);
+        }
+        buf_byte(b, '}');
+        return;
+    }
+}

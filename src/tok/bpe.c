@@ -1,0 +1,378 @@
+/* bpe.c - the BPE model on one pre-token, exactly as the Rust library's
+ * BPE::merge_word and Word::merge_all do it: initial symbols per character
+ * (per byte in byte-level tokenizers), byte fallback and unknown-token
+ * fusing, then merges applied lowest rank first (leftmost among equal ranks)
+ * from a binary heap, so a huge pre-token costs O(n log n), not O(n^2).
+ * A per-thread cache maps short words to their ids. */
+#include <stdlib.h>
+#include "tok_model.h"
+#include "../base/hash.h"
+#include "../base/utf8.h"
+
+typedef struct {
+    u32 id;
+    u32 len;          /* bytes covered; 0 = merged into its left neighbour */
+    i32 prev, next;   /* -1 = none */
+} sym;
+
+/* A queued merge: rank in the high half, position in the low half, so the
+ * smallest value is the lowest rank, leftmost among equals (the order of the
+ * Rust library's heap). The merged id is rank_id[rank]. */
+typedef u64 mrg;
+#define MRG(rank, pos) ((u64)(rank) << 32 | (u32)(pos))
+
+/* ---- word cache --------------------------------------------------------- */
+
+enum {
+    CACHE_SLOTS     = 1 << 15,
+    CACHE_MAX_WORD  = 256,          /* longer words are not cached */
+    CACHE_KEY_BYTES = 1 << 21,
+    CACHE_IDS       = 1 << 18,
+};
+
+typedef struct {
+    u64 h;            /* 0 = empty */
+    u32 key_off, key_len;
+    u32 ids_off, nids;
+} cache_slot;
+
+struct tok_cache {
+    cache_slot *slots;
+    u8         *keys;
+    u32        *ids;
+    iz          nslots, nkeys, nidsused;
+};
+
+static tok_cache *cache_new(tok_work *w)
+{
+    tok_cache *c = calloc(1, sizeof(*c));
+    if (c) {
+        c->slots = calloc(CACHE_SLOTS, sizeof(cache_slot));
+        c->keys = malloc(CACHE_KEY_BYTES);
+        c->ids = malloc(CACHE_IDS * sizeof(u32));
+    }
+    if (!c || !c->slots || !c->keys || !c->ids) {
+        if (c) {
+            free(c->slots);
+            free(c->keys);
+            free(c->ids);
+            free(c);
+        }
+        longjmp(w->oom, 1);
+    }
+    return c;
+}
+
+static void cache_clear(tok_cache *c)
+{
+    memset(c->slots, 0, CACHE_SLOTS * sizeof(cache_slot));
+    c->nslots = c->nkeys = c->nidsused = 0;
+}
+
+static const cache_slot *cache_get(const tok_cache *c, str word, u64 h)
+{
+    iz i = (iz)(h & (CACHE_SLOTS - 1));
+    for (;;) {
+        const cache_slot *s = &c->slots[i];
+        if (!s->h)
+            return NULL;
+        if (s->h == h && s->key_len == word.len && memcmp(c->keys + s->key_off, word.s, (size_t)word.len) == 0)
+            return s;
+        i = (i + 1) & (CACHE_SLOTS - 1);
+    }
+}
+
+static void cache_put(tok_cache *c, str word, u64 h, const u32 *ids, iz n)
+{
+    if (c->nslots >= CACHE_SLOTS / 2 || c->nkeys + word.len > CACHE_KEY_BYTES || c->nidsused + n > CACHE_IDS)
+        cache_clear(c);
+    iz i = (iz)(h & (CACHE_SLOTS - 1));
+    while (c->slots[i].h)
+        i = (i + 1) & (CACHE_SLOTS - 1);
+    cache_slot *s = &c->slots[i];
+    s->h = h;
+    s->key_off = (u32)c->nkeys;
+    s->key_len = (u32)word.len;
+    s->ids_off = (u32)c->nidsused;
+    s->nids = (u32)n;
+    memcpy(c->keys + c->nkeys, word.s, (size_t)word.len);
+    if (n)
+        memcpy(c->ids + c->nidsused, ids, (size_t)n * sizeof(u32));
+    c->nkeys += word.len;
+    c->nidsused += n;
+    c->nslots++;
+}
+
+/* ---- growable work arrays ---------------------------------------------- */
+
+static void *grow(tok_work *w, void *p, iz *cap, iz need, iz size)
+{
+    if (need <= *cap)
+        return p;
+    iz c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(p, (size_t)(c * size));
+    if (!q)
+        longjmp(w->oom, 1);
+    *cap = c;
+    return q;
+}
+
+static void out_ids(tok_work *w, const u32 *ids, iz n)
+{
+    if (!n)
+        return;
+    w->ids = grow(w, w->ids, &w->capids, w->nids + n, sizeof(u32));
+    memcpy(w->ids + w->nids, ids, (size_t)n * sizeof(u32));
+    w->nids += n;
+}
+
+void bpe_work_fini(tok_work *w)
+{
+    free(w->bpe_sym);
+    free(w->bpe_heap);
+    if (w->cache) {
+        free(w->cache->slots);
+        free(w->cache->keys);
+        free(w->cache->ids);
+        free(w->cache);
+    }
+    w->bpe_sym = w->bpe_heap = NULL;
+    w->cache = NULL;
+    w->bpe_sym_cap = w->bpe_heap_cap = 0;
+}
+
+/* ---- merge queue: min-heap on (rank, pos) ------------------------------- */
+
+static inline bool before(mrg a, mrg b) { return a < b; }
+
+static void heap_push(tok_work *w, iz *n, mrg m)
+{
+    mrg *h = w->bpe_heap = grow(w, w->bpe_heap, &w->bpe_heap_cap, *n + 1, sizeof(mrg));
+    iz i = (*n)++;
+    while (i > 0) {
+        iz parent = (i - 1) / 2;
+        if (!before(m, h[parent]))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = m;
+}
+
+static mrg heap_pop(tok_work *w, iz *n)
+{
+    mrg *h = w->bpe_heap;
+    mrg top = h[0];
+    mrg last = h[--(*n)];
+    iz i = 0, len = *n;
+    for (;;) {
+        iz l = 2 * i + 1;
+        if (l >= len)
+            break;
+        iz r = l + 1, m = (r < len && before(h[r], h[l])) ? r : l;
+        if (!before(h[m], last))
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    if (len)
+        h[i] = last;
+    return top;
+}
+
+/* ---- initial symbols ------------------------------------------------------ */
+
+typedef struct {
+    sym *v;
+    iz   n;
+} symbols;
+
+static void add_sym(tok_work *w, symbols *s, u32 id, iz len)
+{
+    s->v = w->bpe_sym = grow(w, w->bpe_sym, &w->bpe_sym_cap, s->n + 1, sizeof(sym));
+    sym *x = &s->v[s->n];
+    x->id = id;
+    x->len = (u32)len;
+    x->prev = (i32)s->n - 1;
+    x->next = (i32)s->n + 1;
+    s->n++;
+}
+
+/* The vocab lookup of one character (or byte) with the subword prefix and
+ * word suffix rules. Returns the id or -1; `key` receives the looked-up
+ * string for byte fallback. */
+static i32 lookup_char(const tok *t, str ch, bool first, bool last, u8 *tmp, str *key)
+{
+    if (!t->has_prefix && !t->has_suffix) {
+        *key = ch;
+        if (ch.len == 1) {
+            if (t->byte_level)
+                return t->byte_id[ch.s[0]];
+            if (ch.s[0] < 0x80)
+                return t->ascii_id[ch.s[0]];
+        }
+        return vocab_find(&t->vocab, ch.s, ch.len);
+    }
+    iz n = 0;
+    if (!first && t->has_prefix) {
+        memcpy(tmp, t->prefix.s, (size_t)t->prefix.len);
+        n += t->prefix.len;
+    }
+    memcpy(tmp + n, ch.s, (size_t)ch.len);
+    n += ch.len;
+    if (last && t->has_suffix) {
+        memcpy(tmp + n, t->suffix.s, (size_t)t->suffix.len);
+        n += t->suffix.len;
+    }
+    *key = str_from(tmp, n);
+    return vocab_find(&t->vocab, tmp, n);
+}
+
+static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err *e)
+{
+    u8 small[64];
+    u8 *tmp = small;
+    iz need = t->prefix.len + t->suffix.len + 4;
+    if (need > (iz)sizeof(small))
+        tmp = NEW_NZ(&w->scratch, u8, need);
+    bool have_unk = false;
+    u32 unk_id = 0;
+    iz unk_len = 0;
+    iz i = 0;
+    while (i < word.len) {
+        iz b = i;
+        if (t->byte_level)
+            i++;
+        else
+            i += utf8_len(word.s[i]);
+        str ch = str_cut(word, b, i), key;
+        i32 id = lookup_char(t, ch, b == 0, i == word.len, tmp, &key);
+        if (id >= 0) {
+            if (have_unk) {
+                add_sym(w, s, unk_id, unk_len);
+                have_unk = false;
+            }
+            add_sym(w, s, (u32)id, ch.len);
+            continue;
+        }
+        if (t->byte_fallback) {
+            bool all = true;
+            for (iz k = 0; k < key.len && all; k++)
+                all = t->fallback_id[key.s[k]] >= 0;
+            if (all) {
+                /* As in the Rust library, a pending unknown token is not
+                 * flushed here: it goes after these bytes. */
+                for (iz k = 0; k < key.len; k++)
+                    add_sym(w, s, (u32)t->fallback_id[key.s[k]], 1);
+                continue;
+            }
+        }
+        if (!t->has_unk)
+            continue;   /* no unk_token: the character is dropped, as upstream */
+        if (t->unk_id < 0)
+            return err_set(e, ERR_INVALID, -1, "unk_token \"%.*s\" is not in the vocabulary",
+                           (int)t->unk.len, (const char *)t->unk.s);
+        if (have_unk && t->fuse_unk) {
+            unk_len += ch.len;
+        } else {
+            if (have_unk)
+                add_sym(w, s, unk_id, unk_len);
+            have_unk = true;
+            unk_id = (u32)t->unk_id;
+            unk_len = ch.len;
+        }
+    }
+    if (have_unk)
+        add_sym(w, s, unk_id, unk_len);
+    if (s->n)
+        s->v[s->n - 1].next = -1;
+    return ERR_OK;
+}
+
+static void merge_all(const tok *t, tok_work *w, symbols *s)
+{
+    sym *v = s->v;
+    iz hn = 0;
+    for (iz i = 0; i + 1 < s->n; i++) {
+        u32 rank, id;
+        if (merge_find(&t->merges, v[i].id, v[i + 1].id, &rank, &id))
+            heap_push(w, &hn, MRG(rank, i));
+    }
+    while (hn) {
+        mrg top = heap_pop(w, &hn);
+        u32 top_pos = (u32)top, top_id = t->merges.rank_id[top >> 32];
+        sym *cur = &v[top_pos];
+        if (cur->len == 0 || cur->next < 0)
+            continue;
+        sym *right = &v[cur->next];
+        u32 rank, id;
+        /* A stale entry: the pair at this position changed since it was queued. */
+        if (!merge_find(&t->merges, cur->id, right->id, &rank, &id) || id != top_id)
+            continue;
+        cur->id = top_id;
+        cur->len += right->len;
+        right->len = 0;
+        cur->next = right->next;
+        if (right->next >= 0)
+            v[right->next].prev = (i32)top_pos;
+        if (cur->prev >= 0 && merge_find(&t->merges, v[cur->prev].id, cur->id, &rank, &id))
+            heap_push(w, &hn, MRG(rank, cur->prev));
+        if (cur->next >= 0 && merge_find(&t->merges, cur->id, v[cur->next].id, &rank, &id))
+            heap_push(w, &hn, MRG(rank, top_pos));
+    }
+}
+
+int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err *e)
+{
+    if (word.len == 0)
+        return ERR_OK;
+    /* The cache holds final answers, whichever rule produced them, so it is
+     * asked first: it is small and hot, the vocabulary table is not. */
+    u64 h = 0;
+    if (word.len <= CACHE_MAX_WORD) {
+        if (!w->cache)
+            w->cache = cache_new(w);
+        h = hash_str(word) | 1;
+        const cache_slot *hit = cache_get(w->cache, word, h);
+        if (hit) {
+            *count += hit->nids;
+            if (want_ids)
+                out_ids(w, w->cache->ids + hit->ids_off, hit->nids);
+            return ERR_OK;
+        }
+    }
+    if (t->ignore_merges) {
+        i32 id = vocab_find(&t->vocab, word.s, word.len);
+        if (id >= 0) {
+            u32 u = (u32)id;
+            *count += 1;
+            if (want_ids)
+                out_ids(w, &u, 1);
+            if (h)
+                cache_put(w->cache, word, h, &u, 1);
+            return ERR_OK;
+        }
+    }
+    symbols s = {w->bpe_sym, 0};
+    int rc = initial_symbols(t, w, word, &s, e);
+    if (rc)
+        return rc;
+    merge_all(t, w, &s);
+    /* Collect the surviving symbols into the output (or a scratch list for
+     * the cache). */
+    iz base = w->nids;
+    iz n = 0;
+    for (iz i = 0; i < s.n; i++)
+        if (s.v[i].len) {
+            out_ids(w, &s.v[i].id, 1);
+            n++;
+        }
+    *count += n;
+    if (h)
+        cache_put(w->cache, word, h, w->ids + base, n);
+    if (!want_ids)
+        w->nids = base;
+    return ERR_OK;
+}

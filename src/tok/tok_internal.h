@@ -1,0 +1,97 @@
+/* tok_internal.h - the pieces of src/tok/ and how they meet. Not for use
+ * outside src/tok/ (and its tests).
+ *
+ * Pipeline for one input (tok.c):
+ *   raw text --added tokens (normalized=false)--> segments
+ *   segment  --normalizer--> normalized text --added tokens (normalized=true)-->
+ *   sub-segments --pre-tokenizer--> pieces --BPE--> ids
+ * Everything per call lives in tok_work's scratch arena, reset at the start
+ * of each tok_count/tok_encode. */
+#ifndef TALLY_TOK_INTERNAL_H
+#define TALLY_TOK_INTERNAL_H
+
+#include "tok.h"
+#include "../base/arena.h"
+#include "../json/json.h"
+
+/* ---- per-thread work memory (tok.c owns it) ---------------------------- */
+
+typedef struct tok_cache tok_cache;
+
+struct tok_work {
+    const tok *t;
+    arena      scratch;     /* reset per call */
+    jmp_buf    oom;         /* scratch exhaustion lands at the call boundary */
+    void      *re_md;       /* regex.c: pcre2_match_data *, created lazily */
+    void      *re_jit;      /* regex.c: pcre2_jit_stack *, created lazily */
+    void      *re_mctx;     /* regex.c: pcre2_match_context *, created lazily */
+    /* bpe.c */
+    void      *bpe_sym;     /* symbol array, grown as needed (heap) */
+    iz         bpe_sym_cap;
+    void      *bpe_heap;    /* merge queue (heap) */
+    iz         bpe_heap_cap;
+    tok_cache *cache;       /* word -> ids cache */
+    /* tok.c: output ids */
+    u32       *ids;
+    iz         nids, capids;
+};
+
+/* A list of pieces (slices) in scratch memory. */
+typedef struct {
+    str  *v;
+    iz    n, cap;
+} tok_pieces;
+
+void tok_pieces_push(tok_work *w, tok_pieces *p, str s);
+
+/* ---- regex.c: Oniguruma patterns (as tokenizer.json has them) run with
+ * PCRE2 + JIT, translated so that the matches are Oniguruma's. ----------- */
+
+typedef struct tok_regex tok_regex;
+
+/* Compiles `pattern` (Oniguruma syntax as used by HF tokenizers). With
+ * `literal`, the pattern is a plain string matched as is (the "String"
+ * variant of a Split/Replace pattern). Lives in `perm`. */
+tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e);
+/* Finds the leftmost match in s at or after byte `start` (s is valid UTF-8).
+ * Returns 1 and sets [*mb, *me), 0 when there is none, or a negative error
+ * code (-ERR_LIMIT when the regex engine gives up) with `e` filled. */
+int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e);
+void tok_regex_work_fini(tok_work *w);
+
+/* ---- normalize.c: the "normalizer" of tokenizer.json -------------------- */
+
+typedef struct tok_norm tok_norm;
+
+/* Parses a normalizer object `j` (not null); `path` names it in errors
+ * (e.g. "normalizer.normalizers[2]"). Unknown or unsupported types fail
+ * with ERR_UNSUPPORTED naming the type and the path. */
+tok_norm *tok_norm_parse(arena *perm, const json *j, const char *path, err *e);
+/* Normalizes `in` into *out (which may be `in` itself when nothing changes;
+ * otherwise memory of w->scratch). Returns ERR_OK or an error code. */
+int tok_norm_apply(const tok_norm *n, tok_work *w, str in, str *out, err *e);
+/* Whether the normalizer can change text (false for an empty Sequence). */
+bool tok_norm_changes_text(const tok_norm *n);
+
+/* ---- pretok.c: the "pre_tokenizer" of tokenizer.json -------------------- */
+
+typedef struct tok_pretok tok_pretok;
+
+tok_pretok *tok_pretok_parse(arena *perm, const json *j, const char *path, err *e);
+/* Splits `in` into pieces, appended to `out` in order. `at_origin` is true
+ * when `in` starts at offset 0 of the original input (Metaspace's
+ * prepend_scheme "first"). Pieces are slices of `in` or scratch memory.
+ * Byte-level mapping is not done here: when the chain contains a ByteLevel
+ * step the whole tokenizer works on raw bytes (see tok_pretok_byte_level). */
+int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_pieces *out, err *e);
+/* Whether a ByteLevel step is part of the chain. */
+bool tok_pretok_byte_level(const tok_pretok *p);
+/* Whether the chain can change the text of the pieces (Metaspace replacing,
+ * ByteLevel add_prefix_space, ...), as opposed to only splitting it. */
+bool tok_pretok_changes_text(const tok_pretok *p);
+
+/* GPT-2's byte <-> printable code point mapping used by ByteLevel. */
+u32  tok_byte_to_cp(u8 b);
+int  tok_cp_to_byte(u32 cp);   /* -1 when cp is not one of the 256 */
+
+#endif

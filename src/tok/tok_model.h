@@ -1,0 +1,146 @@
+/* tok_model.h - the loaded tokenizer (struct tok) and the parts of src/tok/
+ * that operate on it: vocabulary and merge tables (vocab.c), added-token
+ * matching (added.c), BPE (bpe.c), loading (load.c), decoding (decode.c).
+ * Everything here is built once at load time in t->perm and read-only after. */
+#ifndef TALLY_TOK_MODEL_H
+#define TALLY_TOK_MODEL_H
+
+#include "tok_internal.h"
+
+/* String -> id, open addressing. A slot holds the hash, the id and where
+ * the key is, so a lookup touches one cache line plus the key bytes. */
+typedef struct {
+    u32 hash;     /* high half of the 64-bit hash */
+    u32 id;
+    u32 len;
+    u32 used;     /* 0 = empty */
+    const u8 *key;
+} vocab_slot;
+
+typedef struct {
+    vocab_slot *slots;
+    iz          n, mask;
+} vocab_map;
+
+/* (left id, right id) -> (rank, merged id), open addressing, one 16-byte
+ * slot per entry so a probe is one cache line. */
+typedef struct {
+    u64 key;      /* (a << 32 | b) + 1, 0 = empty */
+    u32 rank;
+    u32 id;
+} merge_slot;
+
+typedef struct {
+    merge_slot *slots;
+    u32        *rank_id;   /* rank -> merged id */
+    iz          mask, nranks;
+} merge_map;
+
+/* Added tokens: a byte trie for leftmost-longest matching. */
+typedef struct {
+    u32  id;
+    bool single_word, lstrip, rstrip, normalized, special;
+    str  content;         /* as in tokenizer.json */
+    str  pattern;         /* what is matched (normalized content if normalized) */
+} added_token;
+
+typedef struct {
+    /* node 0 is the root; edges in a hash keyed by node*256+byte */
+    u64 *ekeys;           /* key+1, 0 = empty */
+    u32 *evals;           /* child node */
+    iz   emask;
+    i32 *term;            /* per node: index into tokens of the pattern ending here, or -1 */
+    iz   nnodes;
+    bool first[256];      /* bytes that start some pattern */
+    bool empty;
+} added_trie;
+
+typedef enum { DEC_NONE, DEC_BYTELEVEL, DEC_REPLACE, DEC_BYTEFALLBACK, DEC_FUSE,
+               DEC_STRIP, DEC_METASPACE, DEC_WORDPIECE, DEC_BPE, DEC_CTC, DEC_SEQUENCE } dec_type;
+
+typedef struct tok_decoder tok_decoder;
+struct tok_decoder {
+    dec_type     type;
+    str          pattern, content;        /* Replace (string pattern only) */
+    i32          strip_start, strip_stop; /* Strip */
+    u32          replacement;             /* Metaspace */
+    bool         prepend;                 /* Metaspace: prepend_scheme != never */
+    str          prefix;                  /* WordPiece */
+    bool         cleanup;
+    str          suffix;                  /* BPEDecoder */
+    tok_decoder *steps;                   /* Sequence */
+    iz           nsteps;
+};
+
+struct tok {
+    arena        perm;
+    /* model (BPE) */
+    vocab_map    vocab;          /* model vocab; keys in raw bytes when byte_level */
+    merge_map    merges;
+    str         *id_str;         /* id -> token string as in tokenizer.json (model + added) */
+    u32          nids;           /* 1 + largest id */
+    iz           model_size;     /* entries of the model vocab (Rust get_vocab_size) */
+    bool         byte_level;     /* pre-tokenizer has ByteLevel: work on raw bytes */
+    i32          byte_id[256];   /* byte_level: id of the one-byte symbol, -1 = none */
+    i32          ascii_id[128];  /* char mode: id of the one-char ASCII symbol, -1 = none */
+    bool         byte_fallback, fuse_unk, ignore_merges;
+    bool         has_unk;
+    str          unk;            /* unk_token, when set */
+    i32          unk_id;         /* -1 when unk is not in the vocab */
+    i32          fallback_id[256]; /* byte_fallback: id of <0xNN>, -1 = none */
+    bool         fallback_all;   /* all 256 <0xNN> exist */
+    bool         has_prefix, has_suffix;
+    str          prefix, suffix; /* continuing_subword_prefix / end_of_word_suffix (raw domain) */
+    /* added tokens */
+    added_token *added;
+    iz           nadded;
+    added_trie   raw_trie, norm_trie;
+    /* pipeline */
+    tok_norm    *norm;           /* NULL when none or a no-op */
+    tok_pretok  *pretok;         /* NULL when none */
+    tok_decoder *decoder;        /* NULL when none */
+    bool         lossless;
+};
+
+/* vocab.c */
+void vocab_init(arena *perm, vocab_map *m, iz n);
+/* Inserts or replaces (last wins, as a Rust HashMap built from JSON). */
+void vocab_put(vocab_map *m, str key, u32 id);
+i32  vocab_find(const vocab_map *m, const u8 *p, iz n);
+void merge_init(arena *perm, merge_map *m, iz n);
+void merge_put(merge_map *m, u32 a, u32 b, u32 rank, u32 id);
+static inline bool merge_find(const merge_map *m, u32 a, u32 b, u32 *rank, u32 *id)
+{
+    u64 key = ((u64)a << 32 | b) + 1;
+    u64 h = key * 0x9e3779b97f4a7c15u;
+    iz i = (iz)(h >> 40) & m->mask;
+    for (;;) {
+        const merge_slot *s = &m->slots[i];
+        if (s->key == key) {
+            *rank = s->rank;
+            *id = s->id;
+            return true;
+        }
+        if (!s->key)
+            return false;
+        i = (i + 1) & m->mask;
+    }
+}
+
+/* added.c */
+void added_build(arena *perm, added_trie *tr, const added_token *toks, iz n, bool normalized);
+/* Calls `emit` for each split of s: a gap (id < 0) or an added token (id).
+ * Empty gaps are not reported. Returns what emit returns if non-zero. */
+typedef int (*added_emit)(void *ctx, str piece, iz off, i32 id);
+int  added_split(const tok *t, const added_trie *tr, str s, added_emit emit, void *ctx);
+
+/* bpe.c: ids of one pre-token (the piece is in the raw domain). Appends to
+ * *ids (grown in w) or only counts when ids is NULL. Returns ERR_OK or an
+ * error code (unk token missing from the vocab). */
+int  bpe_word(const tok *t, tok_work *w, str piece, i64 *count, bool want_ids, err *e);
+void bpe_work_fini(tok_work *w);
+
+/* decode.c */
+tok_decoder *decoder_parse(arena *perm, const json *j, const char *path, err *e);
+
+#endif

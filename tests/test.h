@@ -1,0 +1,54 @@
+/* test.h - the test harness: each tests/test_*.c is one binary whose main
+ * calls RUN() per test; a test fails if any EXPECT in it fails. Output is
+ * one "ok N - name" / "not ok N - name" line per test (TAP-like); tests/run.sh
+ * adds them up. Failures print both sides. */
+#ifndef TALLY_TEST_H
+#define TALLY_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../src/base/base.h"
+
+static int test_count, test_failed, test_cur_failed;
+
+#define EXPECT(c) do { if (!(c)) { \
+        printf("#   %s:%d: expected %s\n", __FILE__, __LINE__, #c); \
+        test_cur_failed = 1; } } while (0)
+
+#define EXPECT_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); \
+        if (a_ != b_) { printf("#   %s:%d: %s == %s: %lld != %lld\n", \
+            __FILE__, __LINE__, #a, #b, a_, b_); test_cur_failed = 1; } } while (0)
+
+#define EXPECT_STR(a, b) do { str a_ = (a), b_ = (b); \
+        if (!str_eq(a_, b_)) { printf("#   %s:%d: %s == %s:\n#     got      \"%.*s\"\n#     expected \"%.*s\"\n", \
+            __FILE__, __LINE__, #a, #b, (int)a_.len, (const char *)a_.s, (int)b_.len, (const char *)b_.s); \
+            test_cur_failed = 1; } } while (0)
+
+/* Stops the current test (use after a failed precondition). */
+#define REQUIRE(c) do { if (!(c)) { \
+        printf("#   %s:%d: required %s\n", __FILE__, __LINE__, #c); \
+        test_cur_failed = 1; return; } } while (0)
+
+static inline void test_run(const char *name, void (*fn)(void))
+{
+    test_cur_failed = 0;
+    fflush(stdout);
+    fn();
+    test_count++;
+    if (test_cur_failed)
+        test_failed++;
+    printf("%s %d - %s\n", test_cur_failed ? "not ok" : "ok", test_count, name);
+    fflush(stdout);
+}
+
+#define RUN(fn) test_run(#fn, fn)
+
+static inline int test_done(void)
+{
+    printf("# %d tests, %d failed\n", test_count, test_failed);
+    return test_failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,236 @@
+/* test_json.c - the JSON reader and writer: value model (int vs float, big
+ * ints, key order, duplicate keys), escapes, UTF-8 checks, error offsets,
+ * every truncation of valid documents, the depth limit and the writer. */
+#include "test.h"
+#include "../src/json/json.h"
+
+static json *parse(arena *a, const char *s, err *e)
+{
+    return json_parse(a, str_cstr(s), NULL, e);
+}
+
+static void test_scalars(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    json *v = parse(&a, " [1, -0, 1.0, 1e5, -2.5E-3, 12345678901234567890, true, false, null, \"x\"] ", &e);
+    REQUIRE(v);
+    EXPECT_EQ(v->type, JSON_ARR);
+    EXPECT_EQ(v->u.arr.n, 10);
+    json *it = v->u.arr.items;
+    EXPECT_EQ(it[0].type, JSON_INT);
+    EXPECT_EQ(it[0].u.i, 1);
+    EXPECT_EQ(it[1].type, JSON_INT);
+    EXPECT_EQ(it[2].type, JSON_FLOAT);
+    EXPECT(it[2].u.f == 1.0);
+    EXPECT_EQ(it[3].type, JSON_FLOAT);
+    EXPECT(it[3].u.f == 1e5);
+    EXPECT(it[4].u.f == -2.5e-3);
+    EXPECT_EQ(it[5].type, JSON_INT);
+    EXPECT(it[5].big);
+    EXPECT_STR(it[5].num, S("12345678901234567890"));
+    EXPECT(it[6].type == JSON_BOOL && it[6].u.b);
+    EXPECT(it[7].type == JSON_BOOL && !it[7].u.b);
+    EXPECT_EQ(it[8].type, JSON_NULL);
+    EXPECT_STR(it[9].u.s, S("x"));
+    arena_fini(&a);
+}
+
+static void test_objects(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    json *v = parse(&a, "{\"b\": 1, \"a\": {\"z\": []}, \"b\": 2}", &e);
+    REQUIRE(v);
+    EXPECT_EQ(v->u.obj.n, 3);
+    EXPECT_STR(v->u.obj.members[0].key, S("b"));     /* order kept */
+    EXPECT_STR(v->u.obj.members[1].key, S("a"));
+    EXPECT_EQ(json_get(v, S("b"))->u.i, 2);          /* last duplicate wins */
+    EXPECT(json_get_type(v, S("a"), JSON_OBJ));
+    EXPECT(!json_get_type(v, S("a"), JSON_ARR));
+    EXPECT(!json_get(v, S("c")));
+    arena_fini(&a);
+}
+
+static void test_strings(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    json *v = parse(&a, "\"a\\n\\t\\\"\\\\\\/\\u00e9\\u4e2d\\ud83d\\ude00\\u0000z\"", &e);
+    REQUIRE(v);
+    EXPECT_STR(v->u.s, str_from("a\n\t\"\\/\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\0z", 17));
+    /* raw UTF-8 passes through untouched */
+    v = parse(&a, "\"\xc3\xa9\xf0\x9f\x98\x80\"", &e);
+    REQUIRE(v);
+    EXPECT_EQ(v->u.s.len, 6);
+    arena_fini(&a);
+}
+
+typedef struct {
+    const char *doc;
+    int         code;
+    iz          off;
+} bad_case;
+
+static void test_errors(void)
+{
+    static const bad_case cases[] = {
+        {"", ERR_SYNTAX, 0},
+        {"[1,]", ERR_SYNTAX, 3},
+        {"{\"a\" 1}", ERR_SYNTAX, 5},
+        {"{\"a\":1,}", ERR_SYNTAX, 7},
+        {"[01]", ERR_SYNTAX, 2},
+        {"1.", ERR_SYNTAX, 2},
+        {"-", ERR_SYNTAX, 1},
+        {"NaN", ERR_SYNTAX, 0},
+        {"tru", ERR_SYNTAX, 0},
+        {"\"abc", ERR_SYNTAX, 4},
+        {"\"a\x01\"", ERR_SYNTAX, 2},
+        {"\"\\x\"", ERR_SYNTAX, 1},
+        {"\"\\u12\"", ERR_SYNTAX, 5},
+        {"\"\\ud800\"", ERR_UTF8, 1},
+        {"\"\\udc00x\"", ERR_UTF8, 1},
+        {"\"\xff\"", ERR_UTF8, 1},
+        {"\"\xc3\"", ERR_UTF8, 1},
+        {"\"\xed\xa0\x80\"", ERR_UTF8, 1},    /* encoded surrogate */
+        {"\"\xc0\xaf\"", ERR_UTF8, 1},        /* overlong */
+        {"1 2", ERR_SYNTAX, 2},
+    };
+    for (iz k = 0; k < countof(cases); k++) {
+        arena a;
+        arena_init(&a, 0);
+        err e = {0};
+        json *v = parse(&a, cases[k].doc, &e);
+        if (v || e.code != cases[k].code || e.off != cases[k].off) {
+            printf("#   case %td \"%s\": got %s code %d off %td (%s)\n", k, cases[k].doc, v ? "a value" : "NULL",
+                   e.code, e.off, e.msg);
+            test_cur_failed = 1;
+        }
+        arena_fini(&a);
+    }
+    /* line and column */
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    EXPECT(!parse(&a, "{\n  \"a\": 1,\n  \"b\": x\n}", &e));
+    EXPECT_EQ(e.line, 3);
+    EXPECT_EQ(e.col, 8);
+    arena_fini(&a);
+}
+
+/* Every proper prefix of a valid document is an error, never a crash; the
+ * copy is exactly as long as the prefix, so ASan sees any overread. */
+static void test_truncations(void)
+{
+    const char *docs[] = {
+        "{\"model\": {\"vocab\": {\"a\": 0, \"\\u00e9\": 1}, \"merges\": [\"a b\", [\"c\", \"d\"]]}, \"x\": [1.5e-3, -7, null, true]}",
+        "[\"\xf0\x9f\x98\x80\\ud83d\\ude00\", 12345678901234567890123]",
+    };
+    for (iz d = 0; d < countof(docs); d++) {
+        iz n = (iz)strlen(docs[d]);
+        for (iz len = 0; len < n; len++) {
+            char *copy = malloc((size_t)(len ? len : 1));
+            memcpy(copy, docs[d], (size_t)len);
+            arena a;
+            arena_init(&a, 0);
+            err e = {0};
+            json *v = json_parse(&a, str_from(copy, len), NULL, &e);
+            /* "[...] 1" style prefixes can be valid only at the very end */
+            if (v && len != n) {
+                /* a number prefix like "12" of "123" is valid JSON; only
+                 * accept that when the whole prefix is a number */
+                bool numeric = true;
+                for (iz i = 0; i < len; i++)
+                    numeric = numeric && ((copy[i] >= '0' && copy[i] <= '9') || copy[i] == '-');
+                EXPECT(numeric);
+            }
+            if (!v && !(e.code != ERR_OK && e.off >= 0 && e.off <= len)) {
+                printf("#   prefix %td of doc %td: code %d off %td (%s)\n", len, d, e.code, e.off, e.msg);
+                test_cur_failed = 1;
+            }
+            arena_fini(&a);
+            free(copy);
+        }
+        arena a;
+        arena_init(&a, 0);
+        err e = {0};
+        EXPECT(json_parse(&a, str_cstr(docs[d]), NULL, &e));
+        arena_fini(&a);
+    }
+}
+
+static void test_depth(void)
+{
+    char doc[2100];
+    for (int k = 0; k < 1000; k++) {
+        doc[k] = '[';
+        doc[1000 + k] = ']';
+    }
+    doc[2000] = 0;
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    json_opts deep = {1000}, shallow = {999};
+    EXPECT(json_parse(&a, str_cstr(doc), &deep, &e));
+    EXPECT(!json_parse(&a, str_cstr(doc), &shallow, &e));
+    EXPECT_EQ(e.code, ERR_LIMIT);
+    EXPECT(!json_parse(&a, str_cstr(doc), NULL, &e));   /* default 512 */
+    arena_fini(&a);
+}
+
+static void test_out_of_memory(void)
+{
+    const char *doc = "{\"a\": [1, 2, 3, \"\\u00e9\\n\", {\"b\": null}], \"c\": \"xyz\"}";
+    /* Every arena limit either parses or fails cleanly with ERR_NOMEM. */
+    bool parsed = false;
+    for (iz limit = 1; limit < 200000 && !parsed; limit = limit * 3 / 2 + 1) {
+        arena a;
+        arena_init(&a, limit);
+        err e = {0};
+        json *v = json_parse(&a, str_cstr(doc), NULL, &e);
+        if (v)
+            parsed = true;
+        else
+            EXPECT_EQ(e.code, ERR_NOMEM);
+        arena_fini(&a);
+    }
+    EXPECT(parsed);
+}
+
+static void test_writer(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    const char *doc = "{\"k\":[1,1.50,-0,1e5,\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\",true,null,{}],\"z\":[]}";
+    json *v = parse(&a, doc, &e);
+    REQUIRE(v);
+    buf b = {0};
+    json_write(&b, v);
+    EXPECT_STR(buf_view(&b), str_cstr("{\"k\":[1,1.50,-0,1e5,\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\",true,null,{}],\"z\":[]}"));
+    /* write then read gives the same tree again */
+    json *w = json_parse(&a, buf_view(&b), NULL, &e);
+    REQUIRE(w);
+    buf b2 = {0};
+    json_write(&b2, w);
+    EXPECT_STR(buf_view(&b2), buf_view(&b));
+    buf_free(&b);
+    buf_free(&b2);
+    arena_fini(&a);
+}
+
+int main(void)
+{
+    RUN(test_scalars);
+    RUN(test_objects);
+    RUN(test_strings);
+    RUN(test_errors);
+    RUN(test_truncations);
+    RUN(test_depth);
+    RUN(test_out_of_memory);
+    RUN(test_writer);
+    return test_done();
+}

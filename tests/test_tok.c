@@ -1,0 +1,239 @@
+/* test_tok.c - tokenizer components, data-driven: each case of
+ * tests/data/tok/synthetic/cases.jsonl is a small tokenizer.json aimed at
+ * one component (merge order, pair-format merges, byte fallback, unknown
+ * tokens, ignore_merges, subword prefix/suffix, added-token rules,
+ * normalizers, pre-tokenizers) with the ids the Rust library gave
+ * (make_expected.js). Cases named err-* must fail to load, naming the JSON
+ * path. Also: load errors with byte offsets, count == length of encode,
+ * decode round trips, invalid UTF-8 per item. */
+#include "test.h"
+#include "../src/base/arena.h"
+#include "../src/base/os.h"
+#include "../src/json/json.h"
+#include "../src/tok/tok.h"
+
+static str case_file;
+
+static void run_case(const json *c)
+{
+    const json *name = json_get_type(c, S("name"), JSON_STR);
+    const json *tj = json_get(c, S("tokenizer"));
+    const json *texts = json_get_type(c, S("texts"), JSON_ARR);
+    const json *ids = json_get_type(c, S("ids"), JSON_ARR);
+    if (!name || !tj || !texts || !ids) {
+        printf("#   malformed case\n");
+        test_cur_failed = 1;
+        return;
+    }
+    buf src = {0};
+    json_write(&src, tj);
+    err e = {0};
+    tok *t = tok_load_json(buf_view(&src), "case", &e);
+    bool want_err = name->u.s.len > 4 && memcmp(name->u.s.s, "err-", 4) == 0;
+    if (want_err) {
+        if (t) {
+            printf("#   %.*s: loaded, expected a load error\n", (int)name->u.s.len, (const char *)name->u.s.s);
+            test_cur_failed = 1;
+        } else if (!strstr(e.msg, "at byte")) {
+            printf("#   %.*s: error without a byte offset: %s\n", (int)name->u.s.len, (const char *)name->u.s.s, e.msg);
+            test_cur_failed = 1;
+        }
+        tok_free(t);
+        buf_free(&src);
+        return;
+    }
+    if (!t) {
+        printf("#   %.*s: load failed: %s\n", (int)name->u.s.len, (const char *)name->u.s.s, e.msg);
+        test_cur_failed = 1;
+        buf_free(&src);
+        return;
+    }
+    tok_work *w = tok_work_new(t);
+    for (iz k = 0; k < texts->u.arr.n; k++) {
+        str text = texts->u.arr.items[k].u.s;
+        const json *exp = &ids->u.arr.items[k];
+        const u32 *got;
+        iz n;
+        int rc = tok_encode(t, w, text, &got, &n, &e);
+        bool same = !rc && exp->type == JSON_ARR && exp->u.arr.n == n;
+        for (iz j = 0; same && j < n; j++)
+            same = (u32)exp->u.arr.items[j].u.i == got[j];
+        if (!same) {
+            buf b = {0};
+            json_write(&b, exp);
+            printf("#   %.*s \"%.*s\": expected %.*s, got", (int)name->u.s.len, (const char *)name->u.s.s,
+                   (int)text.len, (const char *)text.s, (int)b.len, (const char *)b.data);
+            if (rc)
+                printf(" error %s", e.msg);
+            for (iz j = 0; !rc && j < n; j++)
+                printf(" %u", got[j]);
+            printf("\n");
+            buf_free(&b);
+            test_cur_failed = 1;
+            continue;
+        }
+        i64 cnt = -1;
+        EXPECT(tok_count(t, w, text, &cnt, &e) == 0 && cnt == n);
+    }
+    tok_work_free(w);
+    tok_free(t);
+    buf_free(&src);
+}
+
+static void test_synthetic(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    str all = os_read_file(&a, (const char *)case_file.s, &e);
+    REQUIRE(all.s);
+    iz b = 0, ncases = 0;
+    for (iz i = 0; i <= all.len; i++) {
+        if (i < all.len && all.s[i] != '\n')
+            continue;
+        if (i > b) {
+            json *c = json_parse(&a, str_cut(all, b, i), NULL, &e);
+            REQUIRE(c);
+            int before = test_cur_failed;
+            test_cur_failed = 0;
+            run_case(c);
+            const json *name = json_get(c, S("name"));
+            printf("#   case %.*s: %s\n", (int)name->u.s.len, (const char *)name->u.s.s, test_cur_failed ? "FAILED" : "ok");
+            test_cur_failed |= before;
+            ncases++;
+        }
+        b = i + 1;
+    }
+    EXPECT(ncases >= 20);
+    arena_fini(&a);
+}
+
+static tok *load(const char *json_text, err *e)
+{
+    return tok_load_json(str_cstr(json_text), "t", e);
+}
+
+#define MINI_VOCAB "\"vocab\":{\"a\":0,\"b\":1,\"ab\":2}"
+
+static void test_load_errors(void)
+{
+    static const struct {
+        const char *doc;
+        const char *needle;   /* must appear in the message */
+    } cases[] = {
+        {"{\"model\":{\"type\":\"WordPiece\"," MINI_VOCAB "}}", "model.type"},
+        {"{\"model\":{\"type\":\"WordLevel\"," MINI_VOCAB "}}", "WordLevel"},
+        {"{\"model\":{\"type\":\"BPE\",\"dropout\":0.5," MINI_VOCAB ",\"merges\":[]}}", "model.dropout"},
+        {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[\"a c\"]}}", "model.merges[0]"},
+        {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[\"a  b\"]}}", "model.merges[0]"},
+        {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB "}}", "model.merges"},
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-1},\"merges\":[]}}", "model.vocab[0]"},
+        {"{\"truncation\":{\"max_length\":3},\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[]}}", "truncation"},
+        {"{\"normalizer\":{\"type\":\"Precompiled\"},\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[]}}", "normalizer"},
+        {"{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"UnicodeScripts\"}]},\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[]}}", "pre_tokenizer.pretokenizers[0]"},
+        {"{\"decoder\":{\"type\":\"Nope\"},\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[]}}", "decoder"},
+        {"{\"added_tokens\":[{\"id\":3}],\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[]}}", "added_tokens[0]"},
+        {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[\"a b\"", "end of input"},
+        {"[1,2]", "object"},
+        {"", "expected a JSON value"},
+    };
+    for (iz k = 0; k < countof(cases); k++) {
+        err e = {0};
+        tok *t = load(cases[k].doc, &e);
+        if (t || !strstr(e.msg, cases[k].needle) || (!strstr(e.msg, "byte") && k != 7)) {
+            printf("#   case %td: %s; message: %s\n", k, t ? "loaded" : "failed", e.msg);
+            test_cur_failed = 1;
+        }
+        tok_free(t);
+    }
+    /* a missing file names the path */
+    err e = {0};
+    EXPECT(!tok_load("tests/data/no-such-folder", &e));
+    EXPECT(strstr(e.msg, "no-such-folder") != NULL);
+}
+
+static void test_truncated_tokenizer_json(void)
+{
+    const char *doc = "{\"added_tokens\":[{\"id\":3,\"content\":\"<s>\",\"special\":true}],"
+                      "\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[[\"a\",\"b\"]]}}";
+    iz n = (iz)strlen(doc);
+    for (iz len = 0; len < n; len++) {
+        char *copy = malloc((size_t)(len ? len : 1));
+        memcpy(copy, doc, (size_t)len);
+        err e = {0};
+        tok *t = tok_load_json(str_from(copy, len), "t", &e);
+        EXPECT(!t && e.code != ERR_OK);
+        tok_free(t);
+        free(copy);
+    }
+    err e = {0};
+    tok *t = tok_load_json(str_cstr(doc), "t", &e);
+    REQUIRE(t);
+    tok_work *w = tok_work_new(t);
+    const u32 *ids;
+    iz cnt;
+    EXPECT(tok_encode(t, w, S("ab<s>a"), &ids, &cnt, &e) == 0);
+    EXPECT_EQ(cnt, 3);
+    EXPECT(cnt == 3 && ids[0] == 2 && ids[1] == 3 && ids[2] == 0);
+    /* invalid UTF-8 is an error naming the offset; the next call is fine */
+    EXPECT(tok_encode(t, w, S("ab\xff"), &ids, &cnt, &e) == ERR_UTF8);
+    EXPECT_EQ(e.off, 2);
+    EXPECT(tok_encode(t, w, S("ab"), &ids, &cnt, &e) == 0 && cnt == 1);
+    tok_work_free(w);
+    tok_free(t);
+}
+
+/* Real tokenizers (from the assets): decode(encode(x)) == x where the
+ * tokenizer is lossless, and count == length of encode. */
+static void test_real_roundtrip(void)
+{
+    static const char *const names[] = {"llama3_1", "gpt4o", "qwen3"};
+    static const char *const texts[] = {
+        "Hello world", "  leading and trailing  ", "tabs\tand\r\nCRLF", "emoji 😀👩‍👩‍👧 flags 🇫🇷",
+        "中文 日本語 한국어", "<|im_start|>user\nhi<|im_end|>", "x\xc2\x85y\xef\xbb\xbfz", "",
+    };
+    const char *dir = getenv("TALLY_ASSETS");
+    for (iz k = 0; k < countof(names); k++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "assets", names[k]);
+        err e = {0};
+        tok *t = tok_load(path, &e);
+        if (!t) {
+            printf("#   %s\n", e.msg);
+            test_cur_failed = 1;
+            continue;
+        }
+        tok_work *w = tok_work_new(t);
+        for (iz j = 0; j < countof(texts); j++) {
+            str x = str_cstr(texts[j]);
+            const u32 *ids;
+            iz n;
+            REQUIRE(tok_encode(t, w, x, &ids, &n, &e) == 0);
+            u32 *copy = malloc((size_t)(n + 1) * sizeof(u32));
+            memcpy(copy, ids, (size_t)n * sizeof(u32));
+            i64 cnt;
+            EXPECT(tok_count(t, w, x, &cnt, &e) == 0 && cnt == n);
+            buf b = {0};
+            EXPECT(tok_decode(t, copy, n, &b, &e) == 0);
+            if (tok_is_lossless(t))
+                EXPECT_STR(buf_view(&b), x);
+            buf_free(&b);
+            free(copy);
+        }
+        EXPECT(tok_is_lossless(t) == (k < 2));   /* qwen3 has NFC */
+        tok_work_free(w);
+        tok_free(t);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    case_file = S("tests/data/tok/synthetic/cases.jsonl");
+    if (argc > 1)
+        case_file = str_cstr(argv[1]);
+    RUN(test_synthetic);
+    RUN(test_load_errors);
+    RUN(test_truncated_tokenizer_json);
+    RUN(test_real_roundtrip);
+    return test_done();
+}
