@@ -8,6 +8,7 @@
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include "tok_internal.h"
 #include "../base/utf8.h"
@@ -23,9 +24,16 @@ enum {
     TOK_RE_HEAP_LIMIT  = 1 << 21,   /* KiB of interpreter heap when the JIT stack runs out */
 };
 
+/* A pattern with gates (see "Unicode sets") is compiled twice: exactly,
+ * and "plain", without the gated additions. The plain code gives the same
+ * matches on any subject that holds none of the code points of uni_ranges,
+ * which is every text of the common scripts; it is what runs then, at the
+ * speed of plain PCRE2 classes. */
 struct tok_regex {
     pcre2_code *code;   /* NULL in literal mode */
     bool        jit;    /* JIT-compiled */
+    pcre2_code *plain;  /* NULL when the pattern has no gate */
+    bool        plain_jit;
     str         lit;    /* literal mode: the bytes to find */
 };
 
@@ -486,6 +494,8 @@ typedef struct {
     xgroup    g[TOK_RE_MAX_NEST];
     int       ng;
     cset      cls;          /* the class being parsed (one at a time) */
+    bool      plain;        /* leave the gated additions out (see tok_regex) */
+    bool      gated;        /* a gate was written */
 } xlat;
 
 PRINTF_LIKE(3, 4)
@@ -607,7 +617,15 @@ static void emit_cset(xlat *x, const cset *c)
             put(x, neg ? "[^" : "[");
             put_union(x, c, true);
             put(x, "]");
+        } else if (x->plain) {
+            /* For subjects without any gated code point, the additions
+             * can never match: the class is the base alone. */
+            put(x, neg ? "[^" : "[");
+            put_union(x, c, false);
+            put(x, "]");
+            x->gated = true;
         } else if (!neg) {
+            x->gated = true;
             put(x, "(?:[");
             put_union(x, c, false);
             put(x, "]|(?=\\p{Cn})[");
@@ -616,6 +634,7 @@ static void emit_cset(xlat *x, const cset *c)
                     put_ranges(x, uni_ranges + c->t[k].p->add, c->t[k].p->nadd);
             put(x, "])");
         } else {
+            x->gated = true;
             put(x, "(?:(?!\\p{Cn})[^");
             put_union(x, c, false);
             put(x, "]|(?=\\p{Cn})[^");
@@ -1410,6 +1429,103 @@ static void perm_free(void *p, void *data)
 
 static void free_code(void *code) { pcre2_code_free(code); }
 
+/* Translates and compiles one variant. */
+static pcre2_code *compile_one(arena *perm, str pattern, bool plain, bool *gated, bool *jit, err *e)
+{
+    xlat x = {0};
+    x.src = pattern.s;
+    x.len = pattern.len;
+    x.e = e;
+    x.atom = -1;
+    x.plain = plain;
+    bool ok = translate(&x);
+    free(x.cls.r);
+    if (!ok) {
+        buf_free(&x.out);
+        return NULL;
+    }
+    *gated = x.gated;
+
+    /* The compile-time memory of PCRE2 is arena memory that is never
+     * returned (a few kB per pattern); the matcher never allocates there. */
+    pcre2_general_context *gc = pcre2_general_context_create(perm_malloc, perm_free, perm);
+    pcre2_compile_context *cc = gc ? pcre2_compile_context_create(gc) : NULL;
+    if (!cc) {
+        buf_free(&x.out);
+        err_set(e, ERR_NOMEM, -1, "out of memory");
+        return NULL;
+    }
+    pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
+    pcre2_set_bsr(cc, PCRE2_BSR_UNICODE);
+    int ec;
+    PCRE2_SIZE eo;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)x.out.data, (PCRE2_SIZE)(x.out.len - 1),
+                                     PCRE2_UTF | PCRE2_UCP | PCRE2_MULTILINE | PCRE2_NO_UTF_CHECK |
+                                     PCRE2_NEVER_BACKSLASH_C,
+                                     &ec, &eo, cc);
+    if (!code) {
+        PCRE2_UCHAR msg[160];
+        pcre2_get_error_message(ec, msg, sizeof(msg));
+        err_set(e, ERR_UNSUPPORTED, -1, "regex /%.*s/: not supported (PCRE2: %s at offset %zu of its translation)",
+                (int)MIN(pattern.len, 120), (const char *)pattern.s, (const char *)msg, (size_t)eo);
+        buf_free(&x.out);
+        return NULL;
+    }
+    buf_free(&x.out);
+    *jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+    /* The pattern's memory is arena memory, but its JIT code is not: free it
+     * with the arena. */
+    arena_on_free(perm, free_code, code);
+    return code;
+}
+
+/* Blocks of 128 code points that hold some code point of uni_ranges. */
+static u8 gated_block[0x110000 >> 7];
+static pthread_once_t gated_once = PTHREAD_ONCE_INIT;
+
+static void gated_init(void)
+{
+    for (iz k = 0; k < countof(uni_ranges); k++)
+        for (u32 b = uni_ranges[k][0] >> 7; b <= uni_ranges[k][1] >> 7; b++)
+            gated_block[b] = 1;
+}
+
+static bool in_uni_ranges(u32 c)
+{
+    for (iz k = 0; k < countof(uni_ranges); k++)
+        if (c >= uni_ranges[k][0] && c <= uni_ranges[k][1])
+            return true;
+    return false;
+}
+
+/* Whether s (valid UTF-8) holds no code point of uni_ranges. All of them
+ * are at U+0897 or above, so only 3- and 4-byte sequences are looked at. */
+static bool subject_is_plain(str s)
+{
+    const u8 *p = s.s;
+    iz i = 0, n = s.len;
+    while (i < n) {
+        while (i + 8 <= n) {
+            u64 w;
+            memcpy(&w, p + i, 8);
+            /* any byte >= 0xE0 has its three top bits set */
+            if (w & (w << 1) & (w << 2) & 0x8080808080808080u)
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
+        if (p[i] < 0xe0) {
+            i++;
+            continue;
+        }
+        u32 c = utf8_next(p, &i);
+        if (gated_block[c >> 7] && in_uni_ranges(c))
+            return false;
+    }
+    return true;
+}
+
 tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e)
 {
     if (pattern.len > TOK_RE_MAX_PATTERN) {
@@ -1429,48 +1545,16 @@ tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e)
         }
         return re;
     }
-    xlat x = {0};
-    x.src = pattern.s;
-    x.len = pattern.len;
-    x.e = e;
-    x.atom = -1;
-    bool ok = translate(&x);
-    free(x.cls.r);
-    if (!ok) {
-        buf_free(&x.out);
+    pthread_once(&gated_once, gated_init);
+    bool gated = false, unused;
+    re->code = compile_one(perm, pattern, false, &gated, &re->jit, e);
+    if (!re->code)
         return NULL;
+    if (gated) {
+        re->plain = compile_one(perm, pattern, true, &unused, &re->plain_jit, e);
+        if (!re->plain)
+            return NULL;
     }
-
-    /* The compile-time memory of PCRE2 is arena memory that is never
-     * returned (a few kB per pattern); the matcher never allocates there. */
-    pcre2_general_context *gc = pcre2_general_context_create(perm_malloc, perm_free, perm);
-    pcre2_compile_context *cc = gc ? pcre2_compile_context_create(gc) : NULL;
-    if (!cc) {
-        buf_free(&x.out);
-        err_set(e, ERR_NOMEM, -1, "out of memory");
-        return NULL;
-    }
-    pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
-    pcre2_set_bsr(cc, PCRE2_BSR_UNICODE);
-    int ec;
-    PCRE2_SIZE eo;
-    re->code = pcre2_compile((PCRE2_SPTR)x.out.data, (PCRE2_SIZE)(x.out.len - 1),
-                             PCRE2_UTF | PCRE2_UCP | PCRE2_MULTILINE | PCRE2_NO_UTF_CHECK |
-                             PCRE2_NEVER_BACKSLASH_C,
-                             &ec, &eo, cc);
-    if (!re->code) {
-        PCRE2_UCHAR msg[160];
-        pcre2_get_error_message(ec, msg, sizeof(msg));
-        err_set(e, ERR_UNSUPPORTED, -1, "regex /%.*s/: not supported (PCRE2: %s at offset %zu of its translation)",
-                (int)MIN(pattern.len, 120), (const char *)pattern.s, (const char *)msg, (size_t)eo);
-        buf_free(&x.out);
-        return NULL;
-    }
-    buf_free(&x.out);
-    re->jit = pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE) == 0;
-    /* The pattern's memory is arena memory, but its JIT code is not: free it
-     * with the arena. */
-    arena_on_free(perm, free_code, re->code);
     return re;
 }
 
@@ -1537,9 +1621,25 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
         return -err_set(e, ERR_NOMEM, start, "out of memory for regex match state");
     static const u8 empty[1];
     PCRE2_SPTR subj = s.s ? s.s : empty;
+    const pcre2_code *code = re->code;
+    bool jit = re->jit;
+    if (re->plain) {
+        /* The same subject is searched again and again from later starts:
+         * check it once. A search from 0 always checks afresh, since scratch
+         * memory may hold another text of the same length at the same place. */
+        if (start == 0 || w->re_subj != s.s || w->re_subj_len != s.len) {
+            w->re_subj = s.s;
+            w->re_subj_len = s.len;
+            w->re_subj_plain = subject_is_plain(s);
+        }
+        if (w->re_subj_plain) {
+            code = re->plain;
+            jit = re->plain_jit;
+        }
+    }
     int rc;
-    if (re->jit)
-        rc = pcre2_jit_match(re->code, subj, (PCRE2_SIZE)s.len, (PCRE2_SIZE)start, 0,
+    if (jit)
+        rc = pcre2_jit_match(code, subj, (PCRE2_SIZE)s.len, (PCRE2_SIZE)start, 0,
                              w->re_md, w->re_mctx);
     else
         rc = PCRE2_ERROR_JIT_STACKLIMIT;
@@ -1547,7 +1647,7 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
      * JIT stack per character: a huge piece can exhaust even a large stack.
      * The interpreter keeps its frames on the heap, so it goes on. */
     if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
-        rc = pcre2_match(re->code, subj, (PCRE2_SIZE)s.len, (PCRE2_SIZE)start, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT,
+        rc = pcre2_match(code, subj, (PCRE2_SIZE)s.len, (PCRE2_SIZE)start, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT,
                          w->re_md, w->re_mctx);
     if (rc >= 0) {
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(w->re_md);

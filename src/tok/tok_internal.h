@@ -25,6 +25,9 @@ struct tok_work {
     void      *re_md;       /* regex.c: pcre2_match_data *, created lazily */
     void      *re_jit;      /* regex.c: pcre2_jit_stack *, created lazily */
     void      *re_mctx;     /* regex.c: pcre2_match_context *, created lazily */
+    const u8  *re_subj;     /* regex.c: the last subject checked for ... */
+    iz         re_subj_len;
+    bool       re_subj_plain; /* ... code points whose properties are newer than PCRE2's */
     /* bpe.c */
     void      *bpe_sym;     /* symbol array, grown as needed (heap) */
     iz         bpe_sym_cap;
