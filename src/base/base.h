@@ -9,6 +9,7 @@
 #include <string.h>
 
 typedef uint8_t   u8;
+typedef uint16_t  u16;
 typedef int32_t   i32;
 typedef uint32_t  u32;
 typedef int64_t   i64;

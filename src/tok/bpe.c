@@ -21,13 +21,59 @@ typedef struct {
 typedef u64 mrg;
 #define MRG(rank, pos) ((u64)(rank) << 32 | (u32)(pos))
 
-/* ---- word cache --------------------------------------------------------- */
+/* ---- word caches -------------------------------------------------------
+ *
+ * Two levels. The first is direct-mapped, one 64-byte line per word, key
+ * and ids inline, so the common case (a word seen before) costs one cache
+ * line: most pre-tokens are short and give few ids. A colliding word simply
+ * replaces the old one. The second holds longer words and longer id lists
+ * in blobs and is cleared when full. Both hold final answers, so neither
+ * can change a result. */
 
 enum {
-    CACHE_SLOTS     = 1 << 15,
+    L1_SLOTS = 1 << 14,             /* x 64 bytes = 1 MiB */
+    L1_KEY   = 32,
+    L1_IDS   = 5,
+};
+
+typedef struct {
+    u64 h;                          /* 0 = empty */
+    u8  key[L1_KEY];
+    u8  len, n;
+    u16 pad;
+    u32 ids[L1_IDS];
+} l1_slot;
+
+struct tok_l1 {
+    l1_slot slots[L1_SLOTS];
+};
+
+static inline l1_slot *l1_find(tok_work *w, str word, u64 h)
+{
+    l1_slot *s = &w->l1->slots[h & (L1_SLOTS - 1)];
+    if (s->h == h && s->len == word.len && memcmp(s->key, word.s, (size_t)word.len) == 0)
+        return s;
+    return NULL;
+}
+
+static inline void l1_put(tok_work *w, str word, u64 h, const u32 *ids, iz n)
+{
+    if (word.len > L1_KEY || n > L1_IDS)
+        return;
+    l1_slot *s = &w->l1->slots[h & (L1_SLOTS - 1)];
+    s->h = h;
+    memcpy(s->key, word.s, (size_t)word.len);
+    s->len = (u8)word.len;
+    s->n = (u8)n;
+    if (n)
+        memcpy(s->ids, ids, (size_t)n * sizeof(u32));
+}
+
+enum {
+    CACHE_SLOTS     = 1 << 16,
     CACHE_MAX_WORD  = 256,          /* longer words are not cached */
-    CACHE_KEY_BYTES = 1 << 21,
-    CACHE_IDS       = 1 << 18,
+    CACHE_KEY_BYTES = 1 << 22,
+    CACHE_IDS       = 1 << 19,
 };
 
 typedef struct {
@@ -132,6 +178,8 @@ void bpe_work_fini(tok_work *w)
 {
     free(w->bpe_sym);
     free(w->bpe_heap);
+    free(w->l1);
+    w->l1 = NULL;
     if (w->cache) {
         free(w->cache->slots);
         free(w->cache->keys);
@@ -332,14 +380,26 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
      * asked first: it is small and hot, the vocabulary table is not. */
     u64 h = 0;
     if (word.len <= CACHE_MAX_WORD) {
-        if (!w->cache)
+        if (!w->cache) {
             w->cache = cache_new(w);
+            w->l1 = calloc(1, sizeof(*w->l1));
+            if (!w->l1)
+                longjmp(w->oom, 1);
+        }
         h = hash_str(word) | 1;
+        const l1_slot *l1 = l1_find(w, word, h);
+        if (l1) {
+            *count += l1->n;
+            if (want_ids)
+                out_ids(w, l1->ids, l1->n);
+            return ERR_OK;
+        }
         const cache_slot *hit = cache_get(w->cache, word, h);
         if (hit) {
             *count += hit->nids;
             if (want_ids)
                 out_ids(w, w->cache->ids + hit->ids_off, hit->nids);
+            l1_put(w, word, h, w->cache->ids + hit->ids_off, hit->nids);
             return ERR_OK;
         }
     }
@@ -350,8 +410,10 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
             *count += 1;
             if (want_ids)
                 out_ids(w, &u, 1);
-            if (h)
+            if (h) {
                 cache_put(w->cache, word, h, &u, 1);
+                l1_put(w, word, h, &u, 1);
+            }
             return ERR_OK;
         }
     }
@@ -370,8 +432,10 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
             n++;
         }
     *count += n;
-    if (h)
+    if (h) {
         cache_put(w->cache, word, h, w->ids + base, n);
+        l1_put(w, word, h, w->ids + base, n);
+    }
     if (!want_ids)
         w->nids = base;
     return ERR_OK;

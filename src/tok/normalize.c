@@ -540,51 +540,102 @@ static bool un_stable(u32 c, int form)
                             : in_ranges(COMPOSED, countof(COMPOSED), c);
 }
 
-static utf8proc_int32_t un_mask(utf8proc_int32_t c, void *data)
-{
-    (void)data;
-    return assigned9((u32)c) ? c : UN_MASK;
-}
-
 typedef struct {
     tok_work         *w;
     utf8proc_option_t opt;
     utf8proc_int32_t *cp;     /* code points of the run being normalized */
     iz                cpcap;
-    u8               *tmp;    /* its UTF-8 */
+    utf8proc_int32_t *sorted; /* room for sorting a long sequence of marks */
+    iz                sortcap;
+    u8               *tmp;    /* the UTF-8 of the result */
     iz                tmpcap;
 } unorm;
 
-/* Normalizes one run; the result is in u->tmp until the next call. */
+/* Array p (of n items) grown to hold `need` items, in scratch; NULL when
+ * out of memory. */
+static void *un_grow(unorm *u, void *p, iz size, iz n, iz *cap, iz need)
+{
+    return need <= *cap ? p : arena_grow(&u->w->scratch, p, size, 4, n, cap, need);
+}
+
+static int ccc(utf8proc_int32_t c) { return uprop((u32)c)->combining_class; }
+
+/* Canonical ordering of one sequence of marks (classes > 0): a stable sort
+ * by class, as the crate's sort_by_key. Long sequences are counted rather
+ * than swapped, so that no input takes quadratic time. */
+static bool un_sort_marks(unorm *u, utf8proc_int32_t *m, iz n)
+{
+    if (n <= 16) {
+        for (iz i = 1; i < n; i++) {
+            utf8proc_int32_t c = m[i];
+            int k = ccc(c);
+            iz j = i;
+            for (; j > 0 && ccc(m[j - 1]) > k; j--)
+                m[j] = m[j - 1];
+            m[j] = c;
+        }
+        return true;
+    }
+    u->sorted = un_grow(u, u->sorted, (iz)sizeof(*u->sorted), 0, &u->sortcap, n);
+    if (!u->sorted)
+        return false;
+    iz at[257] = {0};
+    for (iz i = 0; i < n; i++)
+        at[ccc(m[i]) + 1]++;
+    for (int k = 1; k < 257; k++)
+        at[k] += at[k - 1];
+    for (iz i = 0; i < n; i++)
+        u->sorted[at[ccc(m[i])]++] = m[i];
+    memcpy(m, u->sorted, (size_t)n * sizeof(*m));
+    return true;
+}
+
+/* Normalizes one run; the result is in u->tmp until the next call.
+ * Decomposition and ordering are done here, composition by utf8proc. */
 static int un_run(unorm *u, str run, str *res, err *e)
 {
-    arena *a = &u->w->scratch;
-    utf8proc_ssize_t n;
-    for (;;) {
-        n = utf8proc_decompose_custom(run.s, run.len, u->cp, u->cpcap, u->opt, un_mask, NULL);
-        if (n < 0)
-            return err_set(e, ERR_UTF8, -1, "normalizer: %s", utf8proc_errmsg(n));
-        if (n <= u->cpcap)
-            break;
-        u->cpcap = 0;
-        u->cp = NEW_NZ(a, utf8proc_int32_t, n);
-        if (!u->cp)
-            return err_set(e, ERR_NOMEM, -1, "normalizer: out of memory");
-        u->cpcap = n;
+    iz n = 0;
+    u->cp = un_grow(u, u->cp, (iz)sizeof(*u->cp), 0, &u->cpcap, run.len + 16);
+    if (!u->cp)
+        goto nomem;
+    for (iz i = 0; i < run.len;) {
+        u32 c = utf8_next(run.s, &i);
+        if (!assigned9(c))
+            c = UN_MASK;
+        for (;;) {
+            utf8proc_ssize_t k = utf8proc_decompose_char((utf8proc_int32_t)c, u->cp + n, u->cpcap - n, u->opt, NULL);
+            if (k < 0)
+                return err_set(e, ERR_INVALID, -1, "normalizer: %s", utf8proc_errmsg(k));
+            if (k <= u->cpcap - n) {
+                n += k;
+                break;
+            }
+            u->cp = un_grow(u, u->cp, (iz)sizeof(*u->cp), n, &u->cpcap, n + k + run.len - i);
+            if (!u->cp)
+                goto nomem;
+        }
+    }
+    for (iz i = 0; i < n;) {
+        if (!ccc(u->cp[i])) {
+            i++;
+            continue;
+        }
+        iz j = i + 1;
+        while (j < n && ccc(u->cp[j]))
+            j++;
+        if (j - i > 1 && !un_sort_marks(u, u->cp + i, j - i))
+            goto nomem;
+        i = j;
     }
     if (u->opt & UTF8PROC_COMPOSE)
         n = utf8proc_normalize_utf32(u->cp, n, u->opt);
-    if (n * 4 > u->tmpcap) {
-        u->tmpcap = 0;
-        u->tmp = NEW_NZ(a, u8, n * 4);
-        if (!u->tmp)
-            return err_set(e, ERR_NOMEM, -1, "normalizer: out of memory");
-        u->tmpcap = n * 4;
-    }
+    u->tmp = un_grow(u, u->tmp, 1, 0, &u->tmpcap, n * 4);
+    if (!u->tmp)
+        goto nomem;
     /* Put the masked characters back: they keep their order, since nothing
      * moves a character of class 0 or merges it into another. */
     iz len = 0, k = 0;
-    for (utf8proc_ssize_t q = 0; q < n; q++) {
+    for (iz q = 0; q < n; q++) {
         u32 c = (u32)u->cp[q];
         if (c == UN_MASK)
             do
@@ -594,6 +645,8 @@ static int un_run(unorm *u, str run, str *res, err *e)
     }
     *res = (str){u->tmp, len};
     return ERR_OK;
+nomem:
+    return err_set(e, ERR_NOMEM, -1, "normalizer: out of memory");
 }
 
 static int un_apply(tok_work *w, str in, int form, str *out, err *e)

@@ -29,13 +29,123 @@ enum {
  * matches on any subject that holds none of the code points of uni_ranges,
  * which is every text of the common scripts; it is what runs then, at the
  * speed of plain PCRE2 classes. */
+typedef enum { FAST_NONE, FAST_L3, FAST_QWEN } fast_kind;
+
 struct tok_regex {
     pcre2_code *code;   /* NULL in literal mode */
     bool        jit;    /* JIT-compiled */
     pcre2_code *plain;  /* NULL when the pattern has no gate */
     bool        plain_jit;
+    fast_kind   fast;   /* a known pattern with a hand-written ASCII matcher */
     str         lit;    /* literal mode: the bytes to find */
 };
+
+/* ---- hand-written matchers for ASCII subjects --------------------------
+ *
+ * The split patterns of Llama 3 and Qwen 2/3 run on almost every input; on
+ * ASCII text their matches are simple enough to find without a regex
+ * engine. The matcher below is the pattern read alternative by alternative
+ * (leftmost-first, as PCRE2 and Oniguruma try them) with ASCII classes:
+ * L = [A-Za-z], N = [0-9], \s = [\t\n\v\f\r ]. It is used only when the
+ * whole subject is ASCII, and tests/test_regex_fast.c checks it against the
+ * PCRE2 translation on random ASCII text. */
+
+static const char pat_l3[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char pat_qwen[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+enum { C_L = 1, C_N = 2, C_WS = 4, C_NL = 8 };
+
+static u8 ascii_cls[128];
+static pthread_once_t ascii_once = PTHREAD_ONCE_INIT;
+
+static void init_cls(void)
+{
+    for (int c = 0; c < 128; c++) {
+        u8 k = 0;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+            k = C_L;
+        else if (c >= '0' && c <= '9')
+            k = C_N;
+        else if ((c >= 0x09 && c <= 0x0d) || c == ' ')
+            k = C_WS;
+        if (c == '\r' || c == '\n')
+            k |= C_NL;
+        ascii_cls[c] = k;
+    }
+}
+
+/* The end of the match at `i` (every ASCII position starts a match). */
+static iz fast_match(const u8 *s, iz n, iz i, int max_digits)
+{
+    const u8 *k = ascii_cls;
+#define CL(j) (k[s[j]])
+#define OTHER(j) (CL(j) == 0)
+    u8 c = s[i];
+    /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
+    if (c == '\'' && i + 1 < n) {
+        u8 a = s[i + 1] | 0x20;
+        if (a == 's' || a == 't' || a == 'm' || a == 'd')
+            return i + 2;
+        if (i + 2 < n) {
+            u8 b = s[i + 2] | 0x20;
+            if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+                return i + 3;
+        }
+    }
+    /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    iz j = -1;
+    if (!(CL(i) & (C_L | C_N | C_NL)) && i + 1 < n && (CL(i + 1) & C_L))
+        j = i + 1;
+    else if (CL(i) & C_L)
+        j = i;
+    if (j >= 0) {
+        while (j < n && (CL(j) & C_L))
+            j++;
+        return j;
+    }
+    /* \p{N}{1,3} or \p{N} */
+    if (CL(i) & C_N) {
+        j = i + 1;
+        while (j < n && j - i < max_digits && (CL(j) & C_N))
+            j++;
+        return j;
+    }
+    /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
+    j = -1;
+    if (c == ' ' && i + 1 < n && OTHER(i + 1))
+        j = i + 1;
+    else if (OTHER(i))
+        j = i;
+    if (j >= 0) {
+        while (j < n && OTHER(j))
+            j++;
+        while (j < n && (CL(j) & C_NL))
+            j++;
+        return j;
+    }
+    /* c is whitespace: W = s[i..w) is the whole run */
+    iz w = i;
+    iz last_nl = -1;
+    while (w < n && (CL(w) & C_WS)) {
+        if (CL(w) & C_NL)
+            last_nl = w;
+        w++;
+    }
+    /* \s*[\r\n]+ : up to and including the last CR/LF of the run */
+    if (last_nl >= 0)
+        return last_nl + 1;
+    /* \s+(?!\S) : the run, less its last character when text follows */
+    if (w == n)
+        return w;
+    if (w - i >= 2)
+        return w - 1;
+    /* \s+ */
+    return w;
+#undef CL
+#undef OTHER
+}
 
 /* ---- Unicode sets ------------------------------------------------------
  *
@@ -1500,6 +1610,21 @@ static bool in_uni_ranges(u32 c)
 
 /* Whether s (valid UTF-8) holds no code point of uni_ranges. All of them
  * are at U+0897 or above, so only 3- and 4-byte sequences are looked at. */
+static bool subject_is_ascii(str s)
+{
+    iz i = 0;
+    for (; i + 8 <= s.len; i += 8) {
+        u64 w;
+        memcpy(&w, s.s + i, 8);
+        if (w & 0x8080808080808080u)
+            return false;
+    }
+    for (; i < s.len; i++)
+        if (s.s[i] & 0x80)
+            return false;
+    return true;
+}
+
 static bool subject_is_plain(str s)
 {
     const u8 *p = s.s;
@@ -1546,6 +1671,11 @@ tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e)
         return re;
     }
     pthread_once(&gated_once, gated_init);
+    pthread_once(&ascii_once, init_cls);
+    if (str_eq(pattern, str_from(pat_l3, lengthof(pat_l3))))
+        re->fast = FAST_L3;
+    else if (str_eq(pattern, str_from(pat_qwen, lengthof(pat_qwen))))
+        re->fast = FAST_QWEN;
     bool gated = false, unused;
     re->code = compile_one(perm, pattern, false, &gated, &re->jit, e);
     if (!re->code)
@@ -1623,16 +1753,24 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
     PCRE2_SPTR subj = s.s ? s.s : empty;
     const pcre2_code *code = re->code;
     bool jit = re->jit;
-    if (re->plain) {
+    if (re->plain || re->fast) {
         /* The same subject is searched again and again from later starts:
          * check it once. A search from 0 always checks afresh, since scratch
          * memory may hold another text of the same length at the same place. */
         if (start == 0 || w->re_subj != s.s || w->re_subj_len != s.len) {
             w->re_subj = s.s;
             w->re_subj_len = s.len;
-            w->re_subj_plain = subject_is_plain(s);
+            w->re_subj_ascii = subject_is_ascii(s);
+            w->re_subj_plain = w->re_subj_ascii || subject_is_plain(s);
         }
-        if (w->re_subj_plain) {
+        if (re->fast && w->re_subj_ascii && !w->re_no_fast) {
+            if (start >= s.len)
+                return 0;
+            *mb = start;
+            *me = fast_match(s.s, s.len, start, re->fast == FAST_L3 ? 3 : 1);
+            return 1;
+        }
+        if (re->plain && w->re_subj_plain) {
             code = re->plain;
             jit = re->plain_jit;
         }

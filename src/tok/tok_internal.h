@@ -17,6 +17,7 @@
 /* ---- per-thread work memory (tok.c owns it) ---------------------------- */
 
 typedef struct tok_cache tok_cache;
+typedef struct tok_l1    tok_l1;
 
 struct tok_work {
     const tok *t;
@@ -28,12 +29,15 @@ struct tok_work {
     const u8  *re_subj;     /* regex.c: the last subject checked for ... */
     iz         re_subj_len;
     bool       re_subj_plain; /* ... code points whose properties are newer than PCRE2's */
+    bool       re_subj_ascii; /* ... and bytes >= 0x80 */
+    bool       re_no_fast;    /* tests: never use the hand-written matchers */
     /* bpe.c */
     void      *bpe_sym;     /* symbol array, grown as needed (heap) */
     iz         bpe_sym_cap;
     void      *bpe_heap;    /* merge queue (heap) */
     iz         bpe_heap_cap;
-    tok_cache *cache;       /* word -> ids cache */
+    tok_cache *cache;       /* word -> ids cache (bpe.c) */
+    tok_l1    *l1;          /* its first level (bpe.c) */
     /* tok.c: output ids */
     u32       *ids;
     iz         nids, capids;
