@@ -376,6 +376,15 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
 {
     if (word.len == 0)
         return ERR_OK;
+    /* One byte of a byte-level tokenizer is one symbol and nothing to
+     * merge; ignore_merges asks the vocabulary, which holds the same id. */
+    if (word.len == 1 && t->byte_level && t->byte_id[word.s[0]] >= 0 && !t->has_prefix && !t->has_suffix) {
+        u32 u = (u32)t->byte_id[word.s[0]];
+        *count += 1;
+        if (want_ids)
+            out_ids(w, &u, 1);
+        return ERR_OK;
+    }
     /* The cache holds final answers, whichever rule produced them, so it is
      * asked first: it is small and hot, the vocabulary table is not. */
     u64 h = 0;
