@@ -36,7 +36,19 @@ const now = () => Number(process.hrtime.bigint()) / 1e9;
     times.push(now() - t0);
     total = sum;
   }
-  const m = median(times);
+  // The same texts as one batch: no per-call overhead of the binding (the
+  // library may use several threads; run.sh pins the process to one core).
+  const btimes = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = now();
+    const encs = await tok.encodeBatch(texts, { addSpecialTokens: false });
+    let sum = 0;
+    for (const e of encs) sum += e.getIds().length;
+    btimes.push(now() - t0);
+    if (sum !== total) throw new Error(`batch total ${sum} != ${total}`);
+  }
+  const m = median(times), mb = median(btimes);
   console.log(`inputs ${texts.length}\nbytes ${bytes}\ntokens ${total}\nload_s ${median(loads).toFixed(4)}`);
   console.log(`encode_s ${m.toFixed(4)}\nencode_mbps ${(bytes / 1e6 / m).toFixed(2)}\nencode_tokps ${(total / m).toFixed(0)}`);
+  console.log(`batch_s ${mb.toFixed(4)}\nbatch_mbps ${(bytes / 1e6 / mb).toFixed(2)}\nbatch_tokps ${(total / mb).toFixed(0)}`);
 })();
