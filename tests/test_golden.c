@@ -11,7 +11,8 @@
 #include "../src/json/json.h"
 #include "../src/tok/tok.h"
 
-static const char *const tokenizers[] = {"qwen3", "llama3_1", "llama2", "deepseek_v3", "gemma3", "gpt4o"};
+static const char *const tokenizers[] = {"qwen3", "llama3_1", "llama2", "deepseek_v3", "gemma3", "gpt4o",
+                                          "llama3", "gptoss", "claude"};
 static const char *const sets[] = {"texts", "bfcl_qwen3", "bfcl_llama3_1", "gen"};
 
 static const char *assets(void)

@@ -6,7 +6,7 @@
 #                        "err\t<message>" if the oracle failed on that input.
 #   golden/T.sample.jsonl  full ids of lines 0-19 and every 200th line of each
 #                        set: {"set": S, "line": k (0-based), "ids": [...]}
-# Usage: sh make_golden.sh [tokenizer...]     (default: all six below)
+# Usage: sh make_golden.sh [tokenizer...]     (default: all nine below)
 # JOBS=N runs N tokenizers at a time (default 2). Needs the oracle installed
 # (sh <shared>/oracle/install.sh). The shared folder is <project root>/../shared
 # unless TALLY_SHARED is set.
@@ -17,7 +17,7 @@ root=$(cd "$here/../../.." && pwd)
 shared=${TALLY_SHARED:-"$root/../shared"}
 oracle="$shared/oracle"
 SETS="texts bfcl_qwen3 bfcl_llama3_1 gen"
-TOKENIZERS="qwen3 llama3_1 llama2 deepseek_v3 gemma3 gpt4o"
+TOKENIZERS="qwen3 llama3_1 llama2 deepseek_v3 gemma3 gpt4o llama3 gptoss claude"
 
 one() {
     tok=$1
