@@ -41,6 +41,8 @@ static iz lines_of(arena *a, str s, str **out)
     return k;
 }
 
+static iz last_cases;
+
 static int check_set(tok *t, const char *name, const char *set)
 {
     char path[512];
@@ -65,6 +67,7 @@ static int check_set(tok *t, const char *name, const char *set)
     }
     tok_work *w = tok_work_new(t);
     int bad = 0;
+    last_cases = ni;
     for (iz k = 0; k < ni; k++) {
         arena_mark m = arena_save(&a);
         json *v = json_parse(&a, il[k], NULL, &e);
@@ -115,10 +118,13 @@ int main(void)
             char name[128];
             snprintf(name, sizeof(name), "golden %s %s", tokenizers[k], sets[s]);
             test_cur_failed = 0;
+            last_cases = 0;
+            int bad = -1;
             if (!t)
                 printf("#   load %s: %s\n", path, e.msg);
-            else if (check_set(t, tokenizers[k], sets[s]) != 0)
+            else if ((bad = check_set(t, tokenizers[k], sets[s])) != 0)
                 test_cur_failed = 1;
+            snprintf(name, sizeof(name), "golden %s %s: %td cases, %d differ", tokenizers[k], sets[s], last_cases, bad);
             test_count++;
             if (test_cur_failed || !t)
                 test_failed++;
