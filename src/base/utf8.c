@@ -6,14 +6,8 @@ iz utf8_invalid_at(str s)
     const u8 *p = s.s;
     iz i = 0, n = s.len;
     while (i < n) {
-        /* ASCII runs are the common case: skip them 8 bytes at a time. */
-        while (i + 8 <= n) {
-            u64 w;
-            memcpy(&w, p + i, 8);
-            if (w & 0x8080808080808080u)
-                break;
-            i += 8;
-        }
+        /* ASCII runs are the common case. */
+        i += utf8_ascii_prefix(str_cut(s, i, n));
         if (i >= n)
             break;
         u8 c = p[i];

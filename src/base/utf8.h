@@ -5,6 +5,22 @@
 
 #include "base.h"
 
+/* Length of the leading run of ASCII bytes of s (s.len when all of it is
+ * ASCII), 8 bytes at a time. */
+static inline iz utf8_ascii_prefix(str s)
+{
+    iz i = 0;
+    for (; i + 8 <= s.len; i += 8) {
+        u64 w;
+        memcpy(&w, s.s + i, 8);
+        if (w & 0x8080808080808080u)
+            break;
+    }
+    while (i < s.len && s.s[i] < 0x80)
+        i++;
+    return i;
+}
+
 /* Returns the offset of the first byte that does not start a valid UTF-8
  * sequence, or -1 when all of `s` is valid. */
 iz utf8_invalid_at(str s);

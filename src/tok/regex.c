@@ -1610,20 +1610,7 @@ static bool in_uni_ranges(u32 c)
 
 /* Whether s (valid UTF-8) holds no code point of uni_ranges. All of them
  * are at U+0897 or above, so only 3- and 4-byte sequences are looked at. */
-static bool subject_is_ascii(str s)
-{
-    iz i = 0;
-    for (; i + 8 <= s.len; i += 8) {
-        u64 w;
-        memcpy(&w, s.s + i, 8);
-        if (w & 0x8080808080808080u)
-            return false;
-    }
-    for (; i < s.len; i++)
-        if (s.s[i] & 0x80)
-            return false;
-    return true;
-}
+static bool subject_is_ascii(str s) { return utf8_ascii_prefix(s) == s.len; }
 
 static bool subject_is_plain(str s)
 {
