@@ -103,9 +103,24 @@ static void test_tokenize_ids_and_errors(void)
     free(out);
 }
 
+static void test_tokenize_long_line(void)
+{
+    /* a line over --max-line is an error for it alone; the next line is fine */
+    static const char input[] = "{\"text\": \"short\"}\n{\"text\": \"this line is much too long\"}\n{\"text\": \"ok\"}";
+    int st;
+    char *out = run("tokenize --max-line 24", input, lengthof(input), &st);
+    REQUIRE(out);
+    EXPECT_EQ(st, 0);
+    EXPECT(strcmp(out, "{\"n\":1}\n{\"error\":\"line 2: longer than 24 bytes\"}\n{\"n\":1}\n") == 0);
+    if (test_cur_failed)
+        printf("#   got: %s", out);
+    free(out);
+}
+
 int main(void)
 {
     RUN(test_tokenize_lines);
     RUN(test_tokenize_ids_and_errors);
+    RUN(test_tokenize_long_line);
     return test_done();
 }

@@ -20,9 +20,24 @@ void cli_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
  * false with a message naming the places it looked. */
 bool cli_find_tokenizer(const char *arg, char *out, size_t cap, char *why, size_t whycap);
 
-/* Reads one line (without its '\n') from f into *line (getline's buffer).
- * Returns its length, or -1 at end of input. */
-iz cli_read_line(FILE *f, char **line, size_t *cap);
+/* Line input (lines.c). A line is valid until the next lines_next call. */
+typedef struct {
+    int  fd;
+    u8  *buf;
+    iz   cap, beg, end;
+    iz   max;        /* longest line accepted, in bytes */
+    i64  number;     /* 1-based number of the line returned last */
+    bool eof, failed;
+} lines;
+
+enum { LINES_OK, LINES_END, LINES_TOO_LONG };
+#define CLI_MAX_LINE ((iz)1 << 30)   /* 1 GiB: longer lines are errors */
+
+bool lines_init(lines *r, int fd, iz max_line);
+void lines_fini(lines *r);
+/* LINES_OK with *line (without its newline), LINES_TOO_LONG (the line was
+ * skipped; r->number counts it), or LINES_END. */
+int  lines_next(lines *r, str *line);
 
 int cmd_tokenize(int argc, char **argv);
 

@@ -22,6 +22,8 @@ static const char help[] =
     "                      short name of the fetched assets (default " TALLY_DEFAULT_TOKENIZER ")\n"
     "      --ids           also print the token ids\n"
     "      --summary       print items, errors, tokens, time and speed to stderr\n"
+    "      --max-line N    longest input line in bytes (default 1 GiB); a longer line\n"
+    "                      is an error for that line\n"
     "  -h, --help          this text\n";
 
 static void write_id(buf *o, const json *id)
@@ -46,10 +48,12 @@ int cmd_tokenize(int argc, char **argv)
 {
     const char *tok_arg = TALLY_DEFAULT_TOKENIZER;
     bool want_ids = false, summary = false;
+    iz max_line = CLI_MAX_LINE;
     static const struct option opts[] = {
         {"tokenizer", required_argument, 0, 't'},
         {"ids", no_argument, 0, 'i'},
         {"summary", no_argument, 0, 's'},
+        {"max-line", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -59,6 +63,16 @@ int cmd_tokenize(int argc, char **argv)
         case 't': tok_arg = optarg; break;
         case 'i': want_ids = true; break;
         case 's': summary = true; break;
+        case 'm': {
+            char *end;
+            long long v = strtoll(optarg, &end, 10);
+            if (*end || v < 1) {
+                cli_error("tokenize: --max-line needs a positive number of bytes, not \"%s\"", optarg);
+                return 2;
+            }
+            max_line = (iz)v;
+            break;
+        }
         case 'h': fputs(help, stdout); return 0;
         default: fputs(help, stderr); return 2;
         }
@@ -90,16 +104,27 @@ int cmd_tokenize(int argc, char **argv)
     arena_init(&a, 0);
     arena_mark base = arena_reserve(&a, 1 << 20);
     buf o = {0};
-    char *line = NULL;
-    size_t cap = 0;
-    iz len;
+    lines in;
+    if (!lines_init(&in, 0, max_line)) {
+        cli_error("tokenize: out of memory");
+        return 1;
+    }
+    str line;
+    int lr;
     i64 items = 0, errors = 0, tokens = 0, bytes = 0;
     t0 = os_now();
-    while ((len = cli_read_line(stdin, &line, &cap)) >= 0) {
+    while ((lr = lines_next(&in, &line)) != LINES_END) {
         arena_restore(&a, base);
         items++;
+        if (lr == LINES_TOO_LONG) {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "line %lld: longer than %td bytes", (long long)items, max_line);
+            errors++;
+            write_error(&o, NULL, msg);
+            continue;
+        }
         err je = {0};
-        json *v = json_parse(&a, str_from(line, len), NULL, &je);
+        json *v = json_parse(&a, line, NULL, &je);
         const json *id = v ? json_get(v, S("id")) : NULL;
         const json *text = v ? json_get(v, S("text")) : NULL;
         char msg[ERR_MSG_MAX + 64];
@@ -149,7 +174,9 @@ int cmd_tokenize(int argc, char **argv)
         fprintf(stderr, "tally: tokenize: %lld items, %lld errors, %lld tokens, %.1f MB in %.3f s (%.1f MB/s), load %.3f s\n",
                 (long long)items, (long long)errors, (long long)tokens, (double)bytes / 1e6, dt,
                 dt > 0 ? (double)bytes / 1e6 / dt : 0.0, t_load);
-    free(line);
+    if (in.failed)
+        cli_error("tokenize: reading stdin failed");
+    lines_fini(&in);
     buf_free(&o);
     arena_fini(&a);
     tok_work_free(w);

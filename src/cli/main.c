@@ -81,16 +81,6 @@ bool cli_find_tokenizer(const char *arg, char *out, size_t cap, char *why, size_
     return false;
 }
 
-iz cli_read_line(FILE *f, char **line, size_t *cap)
-{
-    ssize_t n = getline(line, cap, f);
-    if (n < 0)
-        return -1;
-    if (n > 0 && (*line)[n - 1] == '\n')
-        n--;
-    return (iz)n;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
