@@ -1,8 +1,10 @@
 /* fuzz_split.c - libFuzzer target: the hand-written ASCII matchers of
  * regex.c against the PCRE2 translation of the same patterns. The input is
- * folded to ASCII; every match boundary must agree. */
+ * taken as is when it is valid UTF-8, else folded to ASCII; every match
+ * boundary must agree. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "../src/base/utf8.h"
 #include "../src/tok/tok_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,8 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > 2048)
         size = 2048;
     u8 text[2048];
-    for (size_t i = 0; i < size; i++)
-        text[i] = data[i] & 0x7f;
+    memcpy(text, data, size);
+    if (utf8_invalid_at(str_from(text, (iz)size)) >= 0)
+        for (size_t i = 0; i < size; i++)
+            text[i] &= 0x7f;
     str s = str_from(text, (iz)size);
     static iz a[4200], b[4200];
     for (int k = 0; k < 2; k++) {

@@ -1,7 +1,8 @@
 /* test_regex_fast.c - the hand-written ASCII matchers of regex.c (Llama 3
  * and Qwen split patterns) against the PCRE2 translation of the same
- * patterns: every match boundary on many random ASCII strings, weighted
- * towards the characters the patterns care about, must agree. */
+ * patterns: every match boundary on many random strings, weighted towards
+ * the characters the patterns care about (and non-ASCII ones, where the
+ * matcher must hand over to PCRE2), must agree. */
 #include "test.h"
 #include "../src/tok/tok_internal.h"
 
@@ -19,13 +20,29 @@ static u32 next(void)
     return (u32)rng;
 }
 
-static u8 random_char(void)
+/* Appends one random character (UTF-8) to text; returns the new length. */
+static iz random_char(u8 *text, iz len)
 {
     static const char pool[] = "aZqStRlLvVeEmMdD'''   \t\n\n\r\v\f0123456789.,;:!?{}[]()<>\"#$%&*+-/=@\\^_`|~";
+    /* non-ASCII that matters to the patterns: letters (also one that case
+     * folds to s), digits, spaces, marks, symbols, CJK, emoji */
+    static const char *const wide[] = {
+        "\xc3\xa9", "\xc5\xbf", "\xc2\xa0", "\xc2\x85", "\xd9\xa3", "\xe4\xb8\xad", "\xe2\x80\x83",
+        "\xcc\x81", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xe2\x85\xa0",
+    };
     u32 r = next() % 100;
-    if (r < 85)
-        return (u8)pool[next() % lengthof(pool)];
-    return (u8)(next() % 128);   /* any ASCII, controls included */
+    if (r < 80) {
+        text[len] = (u8)pool[next() % lengthof(pool)];
+        return len + 1;
+    }
+    if (r < 88) {
+        text[len] = (u8)(next() % 128);   /* any ASCII, controls included */
+        return len + 1;
+    }
+    const char *w = wide[next() % countof(wide)];
+    iz n = (iz)strlen(w);
+    memcpy(text + len, w, (size_t)n);
+    return len + n;
 }
 
 /* Runs the split loop the pre-tokenizer runs and records the boundaries. */
@@ -58,10 +75,10 @@ static void test_fast_equals_pcre(void)
         tok_regex *re = tok_regex_compile(&perm, str_cstr(patterns[p]), false, &e);
         REQUIRE(re);
         for (int k = 0; k < 20000; k++) {
-            u8 text[200];
-            iz len = next() % 60;
-            for (iz i = 0; i < len; i++)
-                text[i] = random_char();
+            u8 text[400];
+            iz want = next() % 60, len = 0;
+            for (iz i = 0; i < want; i++)
+                len = random_char(text, len);
             str s = str_from(text, len);
             w.re_no_fast = false;
             iz nf = boundaries(re, &w, s, fast_b, countof(fast_b));

@@ -46,9 +46,10 @@ struct tok_regex {
  * ASCII text their matches are simple enough to find without a regex
  * engine. The matcher below is the pattern read alternative by alternative
  * (leftmost-first, as PCRE2 and Oniguruma try them) with ASCII classes:
- * L = [A-Za-z], N = [0-9], \s = [\t\n\v\f\r ]. It is used only when the
- * whole subject is ASCII, and tests/test_regex_fast.c checks it against the
- * PCRE2 translation on random ASCII text. */
+ * L = [A-Za-z], N = [0-9], \s = [\t\n\v\f\r ]. Where a decision needs a
+ * non-ASCII character it gives up and PCRE2 matches from that position;
+ * tests/test_regex_fast.c and fuzz/fuzz_split.c check it against the PCRE2
+ * translation on random text. */
 
 static const char pat_l3[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
@@ -76,19 +77,26 @@ static void init_cls(void)
     }
 }
 
-/* The end of the match at `i` (every ASCII position starts a match). */
+/* The end of the match at `i`, or -1 when deciding it needs a non-ASCII
+ * character (then PCRE2 decides, from the same position: every position
+ * starts a match of these patterns, so the two never disagree on where). */
 static iz fast_match(const u8 *s, iz n, iz i, int max_digits)
 {
     const u8 *k = ascii_cls;
-#define CL(j) (k[s[j]])
-#define OTHER(j) (CL(j) == 0)
+    enum { NA = 0x80 };   /* a non-ASCII byte: its class is unknown here */
+#define CL(j) (s[j] < 0x80 ? k[s[j]] : NA)
+#define NEED(c) do { if ((c) & NA) return -1; } while (0)
     u8 c = s[i];
+    u8 ci = CL(i);
+    NEED(ci);
     /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
     if (c == '\'' && i + 1 < n) {
+        NEED(CL(i + 1));
         u8 a = s[i + 1] | 0x20;
         if (a == 's' || a == 't' || a == 'm' || a == 'd')
             return i + 2;
-        if (i + 2 < n) {
+        if (i + 2 < n && (a == 'r' || a == 'v' || a == 'l')) {
+            NEED(CL(i + 2));
             u8 b = s[i + 2] | 0x20;
             if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
                 return i + 3;
@@ -96,42 +104,65 @@ static iz fast_match(const u8 *s, iz n, iz i, int max_digits)
     }
     /* [^\r\n\p{L}\p{N}]?\p{L}+ */
     iz j = -1;
-    if (!(CL(i) & (C_L | C_N | C_NL)) && i + 1 < n && (CL(i + 1) & C_L))
-        j = i + 1;
-    else if (CL(i) & C_L)
+    if (!(ci & (C_L | C_N | C_NL)) && i + 1 < n) {
+        u8 c1 = CL(i + 1);
+        NEED(c1);
+        if (c1 & C_L)
+            j = i + 1;
+    }
+    if (j < 0 && (ci & C_L))
         j = i;
     if (j >= 0) {
-        while (j < n && (CL(j) & C_L))
-            j++;
+        for (; j < n; j++) {
+            u8 cj = CL(j);
+            NEED(cj);
+            if (!(cj & C_L))
+                break;
+        }
         return j;
     }
     /* \p{N}{1,3} or \p{N} */
-    if (CL(i) & C_N) {
-        j = i + 1;
-        while (j < n && j - i < max_digits && (CL(j) & C_N))
-            j++;
+    if (ci & C_N) {
+        for (j = i + 1; j < n && j - i < max_digits; j++) {
+            u8 cj = CL(j);
+            NEED(cj);
+            if (!(cj & C_N))
+                break;
+        }
         return j;
     }
     /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
     j = -1;
-    if (c == ' ' && i + 1 < n && OTHER(i + 1))
-        j = i + 1;
-    else if (OTHER(i))
+    if (c == ' ' && i + 1 < n) {
+        u8 c1 = CL(i + 1);
+        NEED(c1);
+        if (c1 == 0)
+            j = i + 1;
+    }
+    if (j < 0 && ci == 0)
         j = i;
     if (j >= 0) {
-        while (j < n && OTHER(j))
-            j++;
-        while (j < n && (CL(j) & C_NL))
+        for (; j < n; j++) {
+            u8 cj = CL(j);
+            NEED(cj);
+            if (cj != 0)
+                break;
+        }
+        /* [\r\n]* needs no class: a non-ASCII byte is neither */
+        while (j < n && (s[j] == '\r' || s[j] == '\n'))
             j++;
         return j;
     }
     /* c is whitespace: W = s[i..w) is the whole run */
     iz w = i;
     iz last_nl = -1;
-    while (w < n && (CL(w) & C_WS)) {
-        if (CL(w) & C_NL)
+    for (; w < n; w++) {
+        u8 cw = CL(w);
+        NEED(cw);
+        if (!(cw & C_WS))
+            break;
+        if (cw & C_NL)
             last_nl = w;
-        w++;
     }
     /* \s*[\r\n]+ : up to and including the last CR/LF of the run */
     if (last_nl >= 0)
@@ -144,7 +175,7 @@ static iz fast_match(const u8 *s, iz n, iz i, int max_digits)
     /* \s+ */
     return w;
 #undef CL
-#undef OTHER
+#undef NEED
 }
 
 /* ---- Unicode sets ------------------------------------------------------
@@ -1750,12 +1781,13 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
             w->re_subj_ascii = subject_is_ascii(s);
             w->re_subj_plain = w->re_subj_ascii || subject_is_plain(s);
         }
-        if (re->fast && w->re_subj_ascii && !w->re_no_fast) {
-            if (start >= s.len)
-                return 0;
-            *mb = start;
-            *me = fast_match(s.s, s.len, start, re->fast == FAST_L3 ? 3 : 1);
-            return 1;
+        if (re->fast && !w->re_no_fast && start < s.len) {
+            iz end = fast_match(s.s, s.len, start, re->fast == FAST_L3 ? 3 : 1);
+            if (end >= 0) {
+                *mb = start;
+                *me = end;
+                return 1;
+            }
         }
         if (re->plain && w->re_subj_plain) {
             code = re->plain;
