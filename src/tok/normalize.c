@@ -500,13 +500,12 @@ static int map_bert_mn(u32 c, u32 out[CMAP_MAX])
 }
 
 /* ---- NFC, NFD, NFKC, NFKD ------------------------------------------------
- * The text is cut before every "stable" character: one that starts a run
- * normalized independently of what precedes it (class 0, never the second
- * half of a composition) and that the form leaves as it is when nothing
- * but another stable character follows (no decomposition, or, composing,
- * a primary composite). Runs of one stable character and what follows up
- * to the next one are kept when all of them are stable; the others go
- * through utf8proc and are copied only when they change. ASCII, CJK and
+ * The text is cut into runs, each starting at a "stable" character: one
+ * that nothing before it interacts with (class 0, never the second half of
+ * a composition) and that the form leaves as it is when alone (no
+ * decomposition, or, composing, a primary composite). A run that is its
+ * stable character alone is kept as it is; any other goes through the
+ * slow path and is copied only when it changes. ASCII, CJK and
  * precomposed Latin text never leave the first loop. */
 
 enum { UN_COMPOSE = 1, UN_COMPAT = 2 };
@@ -518,6 +517,8 @@ enum { UN_MASK = 0xd800 };
 
 static bool un_stable(u32 c, int form)
 {
+    if (c >= 0x4e00 && c <= 0x9fff)   /* CJK ideographs, the common case after ASCII */
+        return true;
     const utf8proc_property_t *p = uprop(c);
     if (p->combining_class)
         return false;
@@ -590,8 +591,9 @@ static bool un_sort_marks(unorm *u, utf8proc_int32_t *m, iz n)
     return true;
 }
 
-/* Normalizes one run; the result is in u->tmp until the next call.
- * Decomposition and ordering are done here, composition by utf8proc. */
+/* Normalizes one run; the result is in u->tmp until the next call. The
+ * run is decomposed character by character (those assigned after 9.0
+ * masked), its marks ordered here, and composed by utf8proc. */
 static int un_run(unorm *u, str run, str *res, err *e)
 {
     iz n = 0;
@@ -744,10 +746,35 @@ static int replace_literal(const tok_norm *nm, tok_work *w, str in, str *out, er
         *out = in;
         return ERR_OK;
     }
+    obuf b;
+    if (pat.len == 1) {
+        /* One byte (gemma3's and llama2's space): a plain loop beats a
+         * memchr per short word. */
+        u8 pc = pat.s[0];
+        iz count = 0;
+        for (iz i = at; i < in.len; i++)
+            count += in.s[i] == pc;
+        ob_init(&b, &w->scratch, in.len + count * rep.len);
+        if (b.oom)
+            return ob_done(&b, out, e);
+        u8 *o = b.p;
+        memcpy(o, in.s, (size_t)at);
+        o += at;
+        for (iz i = at; i < in.len; i++) {
+            if (in.s[i] == pc) {
+                if (rep.len)
+                    memcpy(o, rep.s, (size_t)rep.len);
+                o += rep.len;
+            } else {
+                *o++ = in.s[i];
+            }
+        }
+        b.len = o - b.p;
+        return ob_done(&b, out, e);
+    }
     iz count = 0;
     for (iz q = at; q >= 0; q = find_lit(in, q + pat.len, pat))
         count++;
-    obuf b;
     ob_init(&b, &w->scratch, in.len + count * (rep.len > pat.len ? rep.len - pat.len : 0));
     iz last = 0;
     for (iz q = at; q >= 0; q = find_lit(in, q + pat.len, pat)) {
