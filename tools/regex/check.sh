@@ -2,7 +2,7 @@
 # check.sh - regenerates the Unicode tables (regen_tables.sh) and the test
 # vectors (gen_vectors.py) into a temp dir and diffs them against the blocks now
 # in src/tok/regex.c and tests/test_pretok.c, which it never modifies.
-# usage: sh tools/regex/check.sh [tables] [vectors]   (default: both; ~3 min)
+# usage: sh tools/regex/check.sh [tables] [vectors]   (default: both; 5-7 min)
 # Exit status 0 when every block checked is identical, 1 otherwise.
 set -eu
 . "$(dirname "$0")/lib.sh"

@@ -19,21 +19,31 @@ const c2b = new Map();
   bs.forEach((b, i) => c2b.set(cs[i], b));
 }
 
-const lines = require('fs').readFileSync(0, 'utf8').split('\n').filter(x => x);
-const out = [];
-for (const l of lines) {
+// Input and output can exceed V8's largest string (the all-code-point cases are
+// ~300 MB in, ~650 MB out): read bytes, decode line by line, write per string.
+const input = require('fs').readFileSync(0);
+function* lines() {
+  for (let a = 0; a < input.length;) {
+    let b = input.indexOf(10, a);
+    if (b < 0) b = input.length;
+    if (b > a) yield input.toString('utf8', a, b);
+    a = b + 1;
+  }
+}
+const put = s => process.stdout.write(s + '\n');   // synchronous for files and pipes on Linux
+
+for (const l of lines()) {
   const q = JSON.parse(l);
   const bl = JSON.stringify(q.pt).includes('ByteLevel');
   let t;
-  try { t = mk(q.pt); } catch (e) { for (const s of q.s) out.push('ERR ' + e); continue; }
+  try { t = mk(q.pt); } catch (e) { for (const s of q.s) put('ERR ' + e); continue; }
   const pt = t.getPreTokenizer();
   for (const s of q.s) {
     let pieces;
-    try { pieces = pt.preTokenizeString(s); } catch (e) { out.push('ERR ' + e); continue; }
-    out.push(pieces.map(p => {
+    try { pieces = pt.preTokenizeString(s); } catch (e) { put('ERR ' + e); continue; }
+    put(pieces.map(p => {
       if (bl) return Array.from(p[0]).map(c => c2b.get(c.codePointAt(0)).toString(16).padStart(2, '0')).join('');
       return Buffer.from(p[0], 'utf8').toString('hex');
     }).join(' '));
   }
 }
-process.stdout.write(out.join('\n') + '\n');

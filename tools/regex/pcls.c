@@ -10,10 +10,15 @@
 /* UTF-8 of c into o; returns the length. */
 static int enc(unsigned c, unsigned char *o)
 {
-    if (c < 0x80) { o[0] = (unsigned char)c; return 1; }
-    if (c < 0x800) { o[0] = 0xc0 | c >> 6; o[1] = 0x80 | (c & 63); return 2; }
-    if (c < 0x10000) { o[0] = 0xe0 | c >> 12; o[1] = 0x80 | ((c >> 6) & 63); o[2] = 0x80 | (c & 63); return 3; }
-    o[0] = 0xf0 | c >> 18; o[1] = 0x80 | ((c >> 12) & 63); o[2] = 0x80 | ((c >> 6) & 63); o[3] = 0x80 | (c & 63);
+    typedef unsigned char u8;
+    if (c < 0x80) { o[0] = (u8)c; return 1; }
+    if (c < 0x800) { o[0] = (u8)(0xc0 | c >> 6); o[1] = (u8)(0x80 | (c & 63)); return 2; }
+    if (c < 0x10000) {
+        o[0] = (u8)(0xe0 | c >> 12); o[1] = (u8)(0x80 | ((c >> 6) & 63)); o[2] = (u8)(0x80 | (c & 63));
+        return 3;
+    }
+    o[0] = (u8)(0xf0 | c >> 18); o[1] = (u8)(0x80 | ((c >> 12) & 63));
+    o[2] = (u8)(0x80 | ((c >> 6) & 63)); o[3] = (u8)(0x80 | (c & 63));
     return 4;
 }
 
