@@ -1,5 +1,6 @@
 /* json_util.c - lookups on parsed trees and the compact JSON writer. */
 #include "json.h"
+#include "pyfmt.h"
 
 const json *json_get(const json *obj, str key)
 {
@@ -34,33 +35,7 @@ const char *json_type_name(json_type t)
 
 void json_write_str(buf *b, str s)
 {
-    static const char hex[] = "0123456789abcdef";
-    if (!buf_reserve(b, s.len + 2))
-        return;
-    buf_byte(b, '"');
-    iz run = 0;
-    for (iz i = 0; i < s.len; i++) {
-        u8 c = s.s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        buf_put(b, s.s + run, i - run);
-        run = i + 1;
-        switch (c) {
-        case '"':  buf_put(b, "\\\"", 2); break;
-        case '\\': buf_put(b, "\\\\", 2); break;
-        case '\n': buf_put(b, "\\n", 2); break;
-        case '\r': buf_put(b, "\\r", 2); break;
-        case '\t': buf_put(b, "\\t", 2); break;
-        case '\b': buf_put(b, "\\b", 2); break;
-        case '\f': buf_put(b, "\\f", 2); break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            buf_put(b, u, 6);
-        }
-        }
-    }
-    buf_put(b, s.s + run, s.len - run);
-    buf_byte(b, '"');
+    pyfmt_json_str(b, s, false);
 }
 
 void json_write(buf *b, const json *v)
