@@ -44,6 +44,16 @@ for t in qwen3 llama3_1; do
         "$(div "$(v load_s "$r")" "$(v load_s "$c")")" "$(v rss_mb "$c")" "$(v huge_1mb_s "$c")"
 done
 echo
+echo "Load time of every tokenizer (s, median of 3 loads each):"
+printf '%-12s %8s %9s %7s\n' tokenizer tally reference x
+for t in qwen3 llama3_1 llama3 llama2 deepseek_v3 gemma3 gpt4o gptoss claude; do
+    [ -f "$assets/$t/tokenizer.json" ] || continue
+    $pin "$bin/bench_tok" "$assets/$t" examples/sample.jsonl 1 >"$tmp/lc" || exit 1
+    $pin node bench/ref_tok.js "$assets/$t/tokenizer.json" examples/sample.jsonl 1 >"$tmp/lr" || exit 1
+    printf '%-12s %8s %9s %6sx\n' "$t" "$(v load_s "$tmp/lc")" "$(v load_s "$tmp/lr")" \
+        "$(div "$(v load_s "$tmp/lr")" "$(v load_s "$tmp/lc")")"
+done
+echo
 echo "count = tally count with a warm word cache (a long-running process); cold = a fresh"
 echo "work area per run; reference 1-by-1 = one encode call per text (as the oracle counts),"
 echo "batch = one encodeBatch call; medians of $runs runs (reference: 3); every run checks"
