@@ -128,9 +128,11 @@ static int load_model(loader *L, const json *model, vocab_map *orig)
     t->fuse_unk = get_bool(model, "fuse_unk", false);
     t->ignore_merges = get_bool(model, "ignore_merges", false);
 
-    /* vocab: the original-domain map (load-time lookups) */
+    /* vocab: the original-domain map. Tokenizers that are not byte-level
+     * use it at run time too, so its keys go to perm right away; byte-level
+     * ones need it only while loading. */
     iz nv = vocab->u.obj.n;
-    vocab_init(L->tmp, orig, nv);
+    vocab_init(t->byte_level ? L->tmp : &t->perm, orig, nv);
     u32 max_id = 0;
     for (iz k = 0; k < nv; k++) {
         const json_member *m = &vocab->u.obj.members[k];
@@ -139,7 +141,7 @@ static int load_model(loader *L, const json *model, vocab_map *orig)
             snprintf(path, sizeof(path), "model.vocab[%td]", k);
             return fail_at(L, &m->val, ERR_INVALID, path, "token id must be an integer in 0..%d", TOK_MAX_VOCAB - 1);
         }
-        vocab_put(orig, m->key, (u32)m->val.u.i);
+        vocab_put(orig, t->byte_level ? m->key : arena_strdup(&t->perm, m->key), (u32)m->val.u.i);
         if ((u32)m->val.u.i > max_id)
             max_id = (u32)m->val.u.i;
     }
@@ -209,25 +211,29 @@ static int load_merges(loader *L, const json *merges, const vocab_map *orig)
 
 /* The runtime vocabulary: raw-byte keys for byte-level tokenizers, the
  * original strings otherwise; and the id -> string table for decoding. */
-static int build_runtime_vocab(loader *L, const json *vocab, const vocab_map *orig)
+static int build_runtime_vocab(loader *L, const vocab_map *orig)
 {
     tok *t = L->t;
-    iz nv = vocab->u.obj.n;
-    vocab_init(&t->perm, &t->vocab, nv);
-    for (iz k = 0; k < nv; k++) {
-        const json_member *m = &vocab->u.obj.members[k];
-        str key = m->key;
-        /* A repeated key keeps its last id; take the id from the map. */
-        u32 id = (u32)vocab_find(orig, key.s, key.len);
-        str kept = arena_strdup(&t->perm, key);
-        t->id_str[id] = kept;
-        if (t->byte_level) {
-            str raw;
-            if (to_raw_bytes(&t->perm, key, &raw))
-                vocab_put(&t->vocab, raw, id);
-        } else {
-            vocab_put(&t->vocab, kept, id);
+    if (t->byte_level)
+        vocab_init(&t->perm, &t->vocab, orig->n);
+    else
+        t->vocab = *orig;   /* already in perm */
+    /* One pass over the map's entries (a repeated key is there once, with
+     * its last id). When two keys share an id, which one names the id is
+     * arbitrary, as in the reference's reverse map: it matters to decode only. */
+    for (iz i = 0; i <= orig->mask; i++) {
+        const vocab_slot *sl = &orig->slots[i];
+        if (!sl->used)
+            continue;
+        str key = str_from(sl->key, sl->len);
+        if (!t->byte_level) {
+            t->id_str[sl->id] = key;
+            continue;
         }
+        t->id_str[sl->id] = arena_strdup(&t->perm, key);
+        str raw;
+        if (to_raw_bytes(&t->perm, key, &raw))
+            vocab_put(&t->vocab, raw, sl->id);
     }
     for (int b = 0; b < 256; b++) {
         u8 c = (u8)b;
@@ -423,7 +429,7 @@ static int load_tree(loader *L, const json *root)
         return rc;
     /* id -> string covers model and added ids */
     t->id_str = NEW(&t->perm, str, (iz)t->nids + 1);
-    if ((rc = build_runtime_vocab(L, json_get(model, S("vocab")), &orig)))
+    if ((rc = build_runtime_vocab(L, &orig)))
         return rc;
     for (iz k = 0; k < t->nadded; k++)
         t->id_str[t->added[k].id] = t->added[k].content;
