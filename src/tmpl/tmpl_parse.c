@@ -419,6 +419,15 @@ static void child(parser *p, tmpl_node *n, const tmpl_node *c)
     }
 }
 
+/* Makes nodes[base..] the children of n (tree height) and moves them into
+ * a list in the tree. */
+static tmpl_list adopt_list(parser *p, tmpl_node *n, iz base)
+{
+    for (iz i = base; i < p->nodes.n; i++)
+        child(p, n, ((tmpl_node **)p->nodes.p)[i]);
+    return pop_list(p, base);
+}
+
 static void enter(parser *p)
 {
     if (++p->depth > TMPL_MAX_EXPR_DEPTH)
@@ -700,9 +709,7 @@ static tmpl_node *parse_concat(parser *p)
     while (skip_if(p, TMPL_TOK_TILDE))
         push_node(p, parse_math2(p));
     tmpl_node *n = expr_node(p, TMPL_CONCAT, lt);
-    for (iz i = base; i < p->nodes.n; i++)
-        child(p, n, ((tmpl_node **)p->nodes.p)[i]);
-    n->u.items = pop_list(p, base);
+    n->u.items = adopt_list(p, n, base);
     return n;
 }
 
@@ -861,9 +868,7 @@ static tmpl_node *parse_tuple(parser *p, bool simplified, bool with_condexpr, bo
             FAIL(p, 0, "Expected an expression, got '%.*s'", DESC(cur(p)));
     }
     tmpl_node *n = expr_node(p, TMPL_TUPLE, lt);
-    for (iz i = base; i < p->nodes.n; i++)
-        child(p, n, ((tmpl_node **)p->nodes.p)[i]);
-    n->u.items = pop_list(p, base);
+    n->u.items = adopt_list(p, n, base);
     return n;
 }
 
@@ -881,9 +886,7 @@ static tmpl_node *parse_list(parser *p)
     }
     expect(p, TMPL_TOK_RBRACKET);
     tmpl_node *n = expr_node(p, TMPL_LIST, t);
-    for (iz i = base; i < p->nodes.n; i++)
-        child(p, n, ((tmpl_node **)p->nodes.p)[i]);
-    n->u.items = pop_list(p, base);
+    n->u.items = adopt_list(p, n, base);
     return n;
 }
 
@@ -1056,9 +1059,7 @@ static tmpl_node *parse_subscript(parser *p, tmpl_node *obj)
         p->nodes.n = base;
     } else {
         idx = expr_node(p, TMPL_TUPLE, t);
-        for (iz i = base; i < p->nodes.n; i++)
-            child(p, idx, ((tmpl_node **)p->nodes.p)[i]);
-        idx->u.items = pop_list(p, base);
+        idx->u.items = adopt_list(p, idx, base);
     }
     tmpl_node *n = expr_node(p, TMPL_GETITEM, t);
     n->u.getitem.obj = obj;
