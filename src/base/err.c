@@ -46,6 +46,7 @@ const char *err_code_name(int code)
     case ERR_UNSUPPORTED: return "unsupported";
     case ERR_INVALID:     return "invalid";
     case ERR_LIMIT:       return "limit reached";
+    case ERR_TEMPLATE:    return "template error";
     }
     return "unknown error";
 }

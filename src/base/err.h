@@ -15,6 +15,7 @@ enum {
     ERR_UNSUPPORTED,/* well-formed but not something we implement */
     ERR_INVALID,    /* well-formed but inconsistent (unknown token in a merge, ...) */
     ERR_LIMIT,      /* an input-driven limit was reached */
+    ERR_TEMPLATE,   /* a template raised an exception (Jinja2 / Python class in hand) */
 };
 
 enum { ERR_MSG_MAX = 512 };

@@ -20,6 +20,7 @@
 #include "../base/arena.h"
 #include "../base/buf.h"
 #include "../base/err.h"
+#include "../json/json.h"
 #include "tmpl_ast.h"
 
 /* Input-driven limits, each with its own clean error (ERR_LIMIT). Jinja2
@@ -76,6 +77,44 @@ i32 tmpl_sym_find(const tmpl_prog *p, str name);
 enum { TMPL_DUMP_LINES = 1 };
 void tmpl_dump(buf *b, const tmpl_list *body, unsigned flags);
 void tmpl_dump_expr(buf *b, const tmpl_node *n, unsigned flags);
+
+/* ---- Rendering ---- */
+
+/* A variable of a render: its name and a JSON value (objects become
+ * dicts keeping key order, numbers keep int vs float and big ints). When a
+ * name repeats, the later one wins (kwargs over special tokens). */
+typedef struct tmpl_var {
+    str         name;
+    const json *value;
+} tmpl_var;
+
+typedef struct tmpl_render_opts {
+    i64 now;         /* strftime_now's clock, seconds since the epoch (UTC) */
+    iz  max_output;  /* bytes; 0 = TMPL_MAX_OUTPUT */
+} tmpl_render_opts;
+
+/* What a failed render raised. */
+typedef struct tmpl_error {
+    /* The Python exception class Jinja2 raises ("UndefinedError",
+     * "TypeError", "TemplateError" from raise_exception, "SecurityError",
+     * "TemplateRuntimeError", "RecursionError", "ValueError", ...), or NULL
+     * when the failure is ours (a limit: ERR_LIMIT; something we do not
+     * implement: ERR_UNSUPPORTED; out of memory: ERR_NOMEM). */
+    const char *exc;
+    int  code;       /* ERR_TEMPLATE with exc set, else the ERR_* above */
+    i32  line;       /* template line being run, 0 if unknown */
+    char msg[ERR_MSG_MAX];   /* the exception's message (Python's text) */
+} tmpl_error;
+
+/* Renders `p` with the variables `vars` into `out` (appended). Everything
+ * temporary goes into `scratch`, which is restored before returning (the
+ * caller may also reset it). Globals: range, dict, namespace, cycler,
+ * joiner, lipsum, raise_exception, strftime_now. Returns ERR_OK or the
+ * error's code with `e` filled; on error `out` is truncated back to its
+ * length at the call. Thread-safe: `p` is only read. */
+int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
+                const tmpl_render_opts *o, arena *scratch, buf *out,
+                tmpl_error *e);
 
 /* ---- The lexer, exposed for tests and tools ---- */
 

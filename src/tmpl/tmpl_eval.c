@@ -1,0 +1,1508 @@
+/* tmpl_eval.c - the evaluator: runs a compiled template (tmpl_ast.h) over
+ * render variables the way Jinja2 3.1's generated code runs in the
+ * immutable sandbox transformers uses, writing the output into a buffer.
+ * Values are tmpl_value.h's; filters, tests and methods live in their own
+ * files. Errors longjmp out of any depth to tmpl_render (tmpl_raise).
+ *
+ * Scopes follow what Jinja's compiled code does: the template's top level
+ * is one scope (the render variables, then what top-level {% set %}
+ * assigns); each iteration of a for loop, each macro call, each with,
+ * filter, set and generation block opens a child scope whose assignments
+ * vanish when it ends. A name is looked up from the innermost scope
+ * outwards at the time it is read, then among the globals. */
+#include "tmpl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "tmpl_value.h"
+
+/* ---- scopes ------------------------------------------------------------ */
+
+typedef struct scope scope;
+struct scope {
+    scope *parent;
+    /* the root: a slot per symbol of the program */
+    tv    *dense;
+    u8    *has;
+    /* other scopes: a few assignments, searched linearly */
+    i32   *syms;
+    tv    *vals;
+    i32    n, cap;
+};
+
+typedef struct ev {
+    tmpl_rt          rt;
+    const tmpl_prog *p;
+    buf             *out;
+    iz               max_output;
+    scope           *root;
+    /* the captured body a FILTER with a NULL arg filters (filter and set blocks) */
+    tv               body_arg;
+    i32              sym_loop, sym_caller, sym_varargs, sym_kwargs;
+    i32              global_sym[TVFN_COUNT];
+} ev;
+
+enum { X_OK = 0, X_BREAK, X_CONTINUE };
+
+static scope *scope_new(ev *e, scope *parent)
+{
+    scope *s = NEW(e->rt.a, scope, 1);
+    s->parent = parent;
+    return s;
+}
+
+static void scope_set(ev *e, scope *s, i32 sym, tv v)
+{
+    if (s->dense) {
+        s->dense[sym] = v;
+        s->has[sym] = 1;
+        return;
+    }
+    for (i32 i = 0; i < s->n; i++)
+        if (s->syms[i] == sym) {
+            s->vals[i] = v;
+            return;
+        }
+    if (s->n == s->cap) {
+        i32 cap = s->cap ? s->cap * 2 : 4;
+        i32 *syms = NEW_NZ(e->rt.a, i32, cap);
+        tv *vals = NEW_NZ(e->rt.a, tv, cap);
+        if (s->n) {
+            memcpy(syms, s->syms, sizeof *syms * (size_t)s->n);
+            memcpy(vals, s->vals, sizeof *vals * (size_t)s->n);
+        }
+        s->syms = syms;
+        s->vals = vals;
+        s->cap = cap;
+    }
+    s->syms[s->n] = sym;
+    s->vals[s->n] = v;
+    s->n++;
+}
+
+static bool scope_get(const scope *s, i32 sym, tv *out)
+{
+    for (; s; s = s->parent) {
+        if (s->dense) {
+            if (s->has[sym]) {
+                *out = s->dense[sym];
+                return true;
+            }
+            continue;
+        }
+        for (i32 i = s->n - 1; i >= 0; i--)
+            if (s->syms[i] == sym) {
+                *out = s->vals[i];
+                return true;
+            }
+    }
+    return false;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void emit(ev *e, str s)
+{
+    buf_str(e->out, s);
+    if (e->out->failed)
+        tmpl_fail(&e->rt, ERR_NOMEM, "out of memory writing the output");
+    if (e->out->len > e->max_output)
+        tmpl_fail(&e->rt, ERR_LIMIT, "the output grew past %lld bytes", (long long)e->max_output);
+}
+
+static void emit_value(ev *e, tv v)
+{
+    if (v.kind == TV_STR) {
+        emit(e, v.u.s);
+        return;
+    }
+    if (v.kind == TV_UNDEF)
+        return;
+    tv_write_str(&e->rt, e->out, v);
+    if (e->out->failed)
+        tmpl_fail(&e->rt, ERR_NOMEM, "out of memory writing the output");
+    if (e->out->len > e->max_output)
+        tmpl_fail(&e->rt, ERR_LIMIT, "the output grew past %lld bytes", (long long)e->max_output);
+}
+
+static int exec_body(ev *e, scope *s, const tmpl_list *body);
+static tv eval(ev *e, scope *s, const tmpl_node *n);
+
+/* Runs a body into a string instead of the output. */
+static tv capture(ev *e, scope *s, const tmpl_list *body)
+{
+    iz start = e->out->len;
+    exec_body(e, s, body);
+    tv r = tv_str(arena_strdup(e->rt.a, str_from(e->out->data + start, e->out->len - start)));
+    e->out->len = start;
+    return r;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const global_names[TVFN_COUNT] = {
+    [TVFN_RANGE] = "range", [TVFN_DICT] = "dict", [TVFN_LIPSUM] = "lipsum",
+    [TVFN_CYCLER] = "cycler", [TVFN_JOINER] = "joiner", [TVFN_NAMESPACE] = "namespace",
+    [TVFN_RAISE_EXCEPTION] = "raise_exception", [TVFN_STRFTIME_NOW] = "strftime_now",
+};
+
+static tv load_name(ev *e, scope *s, const tmpl_ident *id)
+{
+    tv v;
+    if (scope_get(s, id->sym, &v))
+        return v;
+    for (int f = 1; f < TVFN_COUNT; f++)
+        if (e->global_sym[f] == id->sym) {
+            tv g = {.kind = TV_FUNC, .id = (u16)f};
+            return g;
+        }
+    return tv_undef_name(&e->rt, id->s);
+}
+
+/* Python's unpacking of `v` into n targets. */
+static const tv *unpack(ev *e, tv v, iz n)
+{
+    if (v.kind != TV_LIST && v.kind != TV_TUPLE && v.kind != TV_STR && v.kind != TV_DICT &&
+        v.kind != TV_UNDEF)
+        tmpl_raise(&e->rt, "TypeError", "cannot unpack non-iterable %s object", tv_type_name(v));
+    iz have;
+    const tv *items = tv_iterate(&e->rt, v, &have);
+    if (have > n)
+        tmpl_raise(&e->rt, "ValueError", "too many values to unpack (expected %lld)", (long long)n);
+    if (have < n)
+        tmpl_raise(&e->rt, "ValueError", "not enough values to unpack (expected %lld, got %lld)",
+                   (long long)n, (long long)have);
+    return items;
+}
+
+static void assign(ev *e, scope *s, const tmpl_node *target, tv v)
+{
+    switch (target->kind) {
+    case TMPL_NAME:
+        scope_set(e, s, target->u.name.sym, v);
+        return;
+    case TMPL_TUPLE: {
+        const tv *items = unpack(e, v, target->u.items.n);
+        for (i32 i = 0; i < target->u.items.n; i++)
+            assign(e, s, target->u.items.v[i], items[i]);
+        return;
+    }
+    case TMPL_NSREF: {
+        tv ns = load_name(e, s, &target->u.nsref.name);
+        if (ns.kind != TV_NS)
+            tmpl_raise(&e->rt, "TemplateRuntimeError", "cannot assign attribute on non-namespace object");
+        tv_dict_set(&e->rt, ns.u.dict, tv_str(target->u.nsref.attr.s), v);
+        ns.u.dict->origin = NULL;
+        e->rt.escapes++;
+        return;
+    }
+    default:
+        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "cannot assign to a %s", tmpl_kind_name((tmpl_kind)target->kind));
+    }
+}
+
+/* ---- arithmetic -------------------------------------------------------- */
+
+static const char *binop_text(int op)
+{
+    switch (op) {
+    case TMPL_OP_ADD: return "+";
+    case TMPL_OP_SUB: return "-";
+    case TMPL_OP_MUL: return "*";
+    case TMPL_OP_DIV: return "/";
+    case TMPL_OP_FLOORDIV: return "//";
+    case TMPL_OP_MOD: return "%";
+    case TMPL_OP_POW: return "** or pow()";
+    default: return "?";
+    }
+}
+
+_Noreturn static void unsupported_operands(ev *e, int op, tv a, tv b)
+{
+    tmpl_raise(&e->rt, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'",
+               binop_text(op), tv_type_name(a), tv_type_name(b));
+}
+
+static i64 as_i64(tv v) { return v.kind == TV_BOOL ? (i64)v.u.b : v.u.i; }
+static double as_f64(tv v) { return v.kind == TV_FLOAT ? v.u.f : (double)as_i64(v); }
+
+_Noreturn static void int_overflow(ev *e)
+{
+    tmpl_fail(&e->rt, ERR_UNSUPPORTED, "integer arithmetic beyond 64 bits");
+}
+
+/* Markup's escaping, for Markup + str. */
+static str html_escape(ev *e, str s)
+{
+    buf b = {0};
+    for (iz i = 0; i < s.len; i++) {
+        switch (s.s[i]) {
+        case '&':  buf_cstr(&b, "&amp;"); break;
+        case '<':  buf_cstr(&b, "&lt;"); break;
+        case '>':  buf_cstr(&b, "&gt;"); break;
+        case '"':  buf_cstr(&b, "&#34;"); break;
+        case '\'': buf_cstr(&b, "&#39;"); break;
+        default:   buf_byte(&b, s.s[i]); break;
+        }
+    }
+    tv r = tv_str_from_buf(&e->rt, &b);
+    buf_free(&b);
+    return r.u.s;
+}
+
+static tv seq_repeat(ev *e, tv seq, i64 times)
+{
+    if (times < 0)
+        times = 0;
+    if (seq.kind == TV_STR) {
+        if (seq.u.s.len && times > TMPL_MAX_OUTPUT / seq.u.s.len)
+            tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+        iz n = seq.u.s.len * (iz)times;
+        u8 *p = NEW_NZ(e->rt.a, u8, n + 1);
+        for (i64 k = 0; k < times; k++)
+            memcpy(p + k * seq.u.s.len, seq.u.s.s, (size_t)seq.u.s.len);
+        tv r = tv_str(str_from(p, n));
+        r.flags = seq.flags;
+        return r;
+    }
+    iz m = seq.u.list->n;
+    if (m && times > (TMPL_MAX_OUTPUT / 24) / m)
+        tmpl_fail(&e->rt, ERR_LIMIT, "a list grew past the output limit");
+    tv r = seq.kind == TV_TUPLE ? tv_tuple_new(&e->rt, m * (iz)times) : tv_list_new(&e->rt, m * (iz)times);
+    for (i64 k = 0; k < times; k++)
+        for (iz i = 0; i < m; i++)
+            r.u.list->v[k * m + i] = seq.u.list->v[i];
+    return r;
+}
+
+/* Python's float divmod. */
+static double py_fmod(double a, double b)
+{
+    double m = fmod(a, b);
+    if (m != 0.0) {
+        if ((b < 0) != (m < 0))
+            m += b;
+    } else {
+        m = copysign(0.0, b);
+    }
+    return m;
+}
+
+static double py_floordiv(double a, double b)
+{
+    double m = fmod(a, b);
+    double d = (a - m) / b;
+    if (m != 0.0 && (b < 0) != (m < 0))
+        d -= 1.0;
+    if (d != 0.0) {
+        double f = floor(d);
+        if (d - f > 0.5)
+            f += 1.0;
+        d = f;
+    } else {
+        d = copysign(0.0, a / b);
+    }
+    return d;
+}
+
+static tv ipow(ev *e, i64 base, i64 ex)
+{
+    i64 r = 1;
+    while (ex > 0) {
+        if (ex & 1)
+            if (__builtin_mul_overflow(r, base, &r))
+                int_overflow(e);
+        ex >>= 1;
+        if (ex && __builtin_mul_overflow(base, base, &base))
+            int_overflow(e);
+    }
+    return tv_int(r);
+}
+
+static tv binop(ev *e, int op, tv a, tv b)
+{
+    if (a.kind == TV_UNDEF)
+        tv_undef_raise(&e->rt, a);
+    if (b.kind == TV_UNDEF)
+        tv_undef_raise(&e->rt, b);
+    bool ai = a.kind == TV_INT || a.kind == TV_BOOL, bi = b.kind == TV_INT || b.kind == TV_BOOL;
+    bool an = ai || a.kind == TV_FLOAT, bn = bi || b.kind == TV_FLOAT;
+    if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
+        if ((tv_is_number(a) || a.kind == TV_BIGINT) && (tv_is_number(b) || b.kind == TV_BIGINT))
+            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "arithmetic on integers beyond 64 bits");
+        unsupported_operands(e, op, a, b);
+    }
+    switch (op) {
+    case TMPL_OP_ADD:
+        if (ai && bi) {
+            i64 r;
+            if (__builtin_add_overflow(as_i64(a), as_i64(b), &r))
+                int_overflow(e);
+            return tv_int(r);
+        }
+        if (an && bn)
+            return tv_float(as_f64(a) + as_f64(b));
+        if (a.kind == TV_STR) {
+            if (b.kind != TV_STR)
+                tmpl_raise(&e->rt, "TypeError", "can only concatenate str (not \"%s\") to str",
+                           tv_type_name(b));
+            str x = a.u.s, y = b.u.s;
+            u8 flags = 0;
+            if ((a.flags | b.flags) & TVF_SAFE) {
+                if (!(a.flags & TVF_SAFE)) x = html_escape(e, x);
+                if (!(b.flags & TVF_SAFE)) y = html_escape(e, y);
+                flags = TVF_SAFE;
+            }
+            if (x.len + y.len > TMPL_MAX_OUTPUT)
+                tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+            u8 *p = NEW_NZ(e->rt.a, u8, x.len + y.len + 1);
+            if (x.len) memcpy(p, x.s, (size_t)x.len);
+            if (y.len) memcpy(p + x.len, y.s, (size_t)y.len);
+            tv r = tv_str(str_from(p, x.len + y.len));
+            r.flags = flags;
+            return r;
+        }
+        if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && b.kind == a.kind) {
+            iz n = a.u.list->n + b.u.list->n;
+            tv r = a.kind == TV_LIST ? tv_list_new(&e->rt, n) : tv_tuple_new(&e->rt, n);
+            for (iz i = 0; i < a.u.list->n; i++) r.u.list->v[i] = a.u.list->v[i];
+            for (iz i = 0; i < b.u.list->n; i++) r.u.list->v[a.u.list->n + i] = b.u.list->v[i];
+            return r;
+        }
+        if (a.kind == TV_LIST || a.kind == TV_TUPLE)
+            tmpl_raise(&e->rt, "TypeError", "can only concatenate %s (not \"%s\") to %s",
+                       tv_type_name(a), tv_type_name(b), tv_type_name(a));
+        unsupported_operands(e, op, a, b);
+    case TMPL_OP_SUB:
+        if (ai && bi) {
+            i64 r;
+            if (__builtin_sub_overflow(as_i64(a), as_i64(b), &r))
+                int_overflow(e);
+            return tv_int(r);
+        }
+        if (an && bn)
+            return tv_float(as_f64(a) - as_f64(b));
+        unsupported_operands(e, op, a, b);
+    case TMPL_OP_MUL:
+        if (ai && bi) {
+            i64 r;
+            if (__builtin_mul_overflow(as_i64(a), as_i64(b), &r))
+                int_overflow(e);
+            return tv_int(r);
+        }
+        if (an && bn)
+            return tv_float(as_f64(a) * as_f64(b));
+        if ((a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE) && bi)
+            return seq_repeat(e, a, as_i64(b));
+        if ((b.kind == TV_STR || b.kind == TV_LIST || b.kind == TV_TUPLE) && ai)
+            return seq_repeat(e, b, as_i64(a));
+        if ((a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE) ||
+            (b.kind == TV_STR || b.kind == TV_LIST || b.kind == TV_TUPLE)) {
+            tv seq = (a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE) ? a : b;
+            tv other = seq.u.list == a.u.list && seq.kind == a.kind ? b : a;
+            if (other.kind == TV_STR || other.kind == TV_LIST || other.kind == TV_TUPLE ||
+                other.kind == TV_FLOAT)
+                tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
+                           tv_type_name(other));
+        }
+        unsupported_operands(e, op, a, b);
+    case TMPL_OP_DIV:
+        if (an && bn) {
+            double y = as_f64(b);
+            if (y == 0.0)
+                tmpl_raise(&e->rt, "ZeroDivisionError", ai && bi ? "division by zero" : "float division by zero");
+            return tv_float(as_f64(a) / y);
+        }
+        unsupported_operands(e, op, a, b);
+    case TMPL_OP_FLOORDIV:
+        if (ai && bi) {
+            i64 x = as_i64(a), y = as_i64(b);
+            if (y == 0)
+                tmpl_raise(&e->rt, "ZeroDivisionError", "integer division or modulo by zero");
+            if (x == INT64_MIN && y == -1)
+                int_overflow(e);
+            i64 q = x / y;
+            if ((x % y != 0) && ((x < 0) != (y < 0)))
+                q--;
+            return tv_int(q);
+        }
+        if (an && bn) {
+            double y = as_f64(b);
+            if (y == 0.0)
+                tmpl_raise(&e->rt, "ZeroDivisionError", "float floor division by zero");
+            return tv_float(py_floordiv(as_f64(a), y));
+        }
+        unsupported_operands(e, op, a, b);
+    case TMPL_OP_MOD:
+        if (a.kind == TV_STR) {
+            tv_args args = {0};
+            if (b.kind == TV_TUPLE) {
+                args.pos = b.u.list->v;
+                args.npos = (i32)b.u.list->n;
+            } else {
+                args.pos = &b;
+                args.npos = 1;
+            }
+            return tmpl_filter_apply(&e->rt, TMPL_FILTER_FORMAT, a, &args);
+        }
+        if (ai && bi) {
+            i64 x = as_i64(a), y = as_i64(b);
+            if (y == 0)
+                tmpl_raise(&e->rt, "ZeroDivisionError", "integer modulo by zero");
+            if (y == -1)
+                return tv_int(0);
+            i64 m = x % y;
+            if (m != 0 && ((m < 0) != (y < 0)))
+                m += y;
+            return tv_int(m);
+        }
+        if (an && bn) {
+            double y = as_f64(b);
+            if (y == 0.0)
+                tmpl_raise(&e->rt, "ZeroDivisionError", "float modulo");
+            return tv_float(py_fmod(as_f64(a), y));
+        }
+        unsupported_operands(e, op, a, b);
+    case TMPL_OP_POW:
+        if (ai && bi) {
+            i64 x = as_i64(a), y = as_i64(b);
+            if (y >= 0)
+                return ipow(e, x, y);
+            if (x == 0)
+                tmpl_raise(&e->rt, "ZeroDivisionError", "0.0 cannot be raised to a negative power");
+            return tv_float(pow((double)x, (double)y));
+        }
+        if (an && bn) {
+            double x = as_f64(a), y = as_f64(b);
+            if (x == 0.0 && y < 0)
+                tmpl_raise(&e->rt, "ZeroDivisionError", "0.0 cannot be raised to a negative power");
+            if (x < 0 && y != floor(y))
+                tmpl_fail(&e->rt, ERR_UNSUPPORTED, "a complex power");
+            return tv_float(pow(x, y));
+        }
+        unsupported_operands(e, op, a, b);
+    default:
+        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "operator %d", op);
+    }
+}
+
+/* ---- calls ------------------------------------------------------------- */
+
+/* Arguments being collected: positional then keyword, in the arena. */
+typedef struct argv {
+    tv  *pos;
+    i32  npos, cpos;
+    str *kwname;
+    tv  *kw;
+    i32  nkw, ckw;
+} argv;
+
+static void argv_pos(ev *e, argv *a, tv v)
+{
+    if (a->npos == a->cpos) {
+        i32 cap = a->cpos ? a->cpos * 2 : 4;
+        tv *p = NEW_NZ(e->rt.a, tv, cap);
+        if (a->npos) memcpy(p, a->pos, sizeof *p * (size_t)a->npos);
+        a->pos = p;
+        a->cpos = cap;
+    }
+    a->pos[a->npos++] = v;
+}
+
+static void argv_kw(ev *e, argv *a, str name, tv v)
+{
+    for (i32 i = 0; i < a->nkw; i++)
+        if (str_eq(a->kwname[i], name))
+            tmpl_raise(&e->rt, "TypeError", "got multiple values for keyword argument '%.*s'",
+                       (int)name.len, (const char *)name.s);
+    if (a->nkw == a->ckw) {
+        i32 cap = a->ckw ? a->ckw * 2 : 4;
+        str *n = NEW_NZ(e->rt.a, str, cap);
+        tv *p = NEW_NZ(e->rt.a, tv, cap);
+        if (a->nkw) {
+            memcpy(n, a->kwname, sizeof *n * (size_t)a->nkw);
+            memcpy(p, a->kw, sizeof *p * (size_t)a->nkw);
+        }
+        a->kwname = n;
+        a->kw = p;
+        a->ckw = cap;
+    }
+    a->kwname[a->nkw] = name;
+    a->kw[a->nkw++] = v;
+}
+
+static void eval_args(ev *e, scope *s, const tmpl_args *in, argv *out)
+{
+    for (i32 i = 0; i < in->pos.n; i++)
+        argv_pos(e, out, eval(e, s, in->pos.v[i]));
+    for (i32 i = 0; i < in->nkw; i++)
+        argv_kw(e, out, in->kw[i].key.s, eval(e, s, in->kw[i].value));
+    if (in->star) {
+        tv v = eval(e, s, in->star);
+        iz n;
+        const tv *items = tv_iterate(&e->rt, v, &n);
+        for (iz i = 0; i < n; i++)
+            argv_pos(e, out, items[i]);
+    }
+    if (in->dstar) {
+        tv v = eval(e, s, in->dstar);
+        if (v.kind != TV_DICT)
+            tmpl_raise(&e->rt, "TypeError", "argument after ** must be a mapping, not %s",
+                       tv_type_name(v));
+        for (iz i = 0; i < v.u.dict->n; i++) {
+            tv k = v.u.dict->e[i].key;
+            if (k.kind != TV_STR)
+                tmpl_raise(&e->rt, "TypeError", "keywords must be strings");
+            argv_kw(e, out, k.u.s, v.u.dict->e[i].val);
+        }
+    }
+}
+
+static tv_args args_view(const argv *a)
+{
+    tv_args r = {a->pos, a->npos, a->kwname, a->kw, a->nkw};
+    return r;
+}
+
+static tv call_value(ev *e, tv callee, const tv_args *args);
+
+static tv macro_value(ev *e, scope *closure, const tmpl_node *n, str name, u8 uses)
+{
+    tv_macro *m = NEW(e->rt.a, tv_macro, 1);
+    e->rt.escapes++;
+    m->node = n;
+    m->closure = closure;
+    m->name = name;
+    m->uses = uses;
+    tv v = {.kind = TV_MACRO};
+    v.u.macro = m;
+    return v;
+}
+
+/* Jinja's Macro.__call__ and _invoke. */
+static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
+{
+    const tmpl_node *n = m->node;
+    const tmpl_list *params = &n->u.macro.params;
+    const tmpl_list *defaults = &n->u.macro.defaults;
+    i32 np = params->n;
+    bool uses_caller = m->uses & TVM_USES_CALLER;
+    bool uses_varargs = m->uses & TVM_USES_VARARGS;
+    bool uses_kwargs = m->uses & TVM_USES_KWARGS;
+    if (++e->rt.depth > TMPL_MAX_CALL_DEPTH)
+        tmpl_raise(&e->rt, "RecursionError", "maximum recursion depth exceeded");
+
+    scope *s = scope_new(e, (scope *)m->closure);
+    u8 *used_kw = args->nkw ? NEW(e->rt.a, u8, args->nkw) : NULL;
+    bool found_caller = false;
+    i32 first_default = np - defaults->n;
+    for (i32 i = 0; i < np; i++) {
+        const tmpl_node *p = params->v[i];
+        tv v;
+        bool have = false;
+        if (i < args->npos) {
+            v = args->pos[i];
+            have = true;
+        } else {
+            for (i32 k = 0; k < args->nkw; k++)
+                if (!used_kw[k] && str_eq(args->kwname[k], p->u.name.s)) {
+                    v = args->kw[k];
+                    used_kw[k] = 1;
+                    have = true;
+                    break;
+                }
+            if (str_eq(p->u.name.s, S("caller")))
+                found_caller = true;
+        }
+        if (!have) {
+            if (i >= first_default) {
+                v = eval(e, s, defaults->v[i - first_default]);
+            } else {
+                char hint[160];
+                snprintf(hint, sizeof hint, "parameter '%.*s' was not provided",
+                         (int)MIN(p->u.name.s.len, 100), (const char *)p->u.name.s.s);
+                v = tv_undef_hint(&e->rt, "UndefinedError",
+                                  (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
+            }
+        }
+        scope_set(e, s, p->u.name.sym, v);
+    }
+    if (args->npos >= np && np > 0)
+        found_caller = false;   /* Jinja's explicit_caller: a `caller` parameter */
+    for (i32 i = 0; i < np; i++)
+        if (args->npos >= np && str_eq(params->v[i]->u.name.s, S("caller")))
+            found_caller = true;
+    if (uses_caller && !found_caller) {
+        tv caller = tv_undef_hint(&e->rt, "UndefinedError", "No caller defined");
+        for (i32 k = 0; k < args->nkw; k++)
+            if (!used_kw[k] && str_eq(args->kwname[k], S("caller"))) {
+                caller = args->kw[k];
+                used_kw[k] = 1;
+                break;
+            }
+        i32 sym = e->sym_caller;
+        if (sym >= 0)
+            scope_set(e, s, sym, caller);
+    }
+    str mname = m->name.len ? m->name : S("caller");
+    if (uses_kwargs) {
+        tv d = tv_dict_new(&e->rt, 0);
+        for (i32 k = 0; k < args->nkw; k++)
+            if (!used_kw[k])
+                tv_dict_set(&e->rt, d.u.dict, tv_str(args->kwname[k]), args->kw[k]);
+        i32 sym = e->sym_kwargs;
+        if (sym >= 0)
+            scope_set(e, s, sym, d);
+    } else {
+        for (i32 k = 0; k < args->nkw; k++)
+            if (!used_kw[k]) {
+                if (str_eq(args->kwname[k], S("caller")))
+                    tmpl_raise(&e->rt, "TypeError",
+                               "macro '%.*s' was invoked with two values for the special caller "
+                               "argument. This is most likely a bug.",
+                               (int)mname.len, (const char *)mname.s);
+                tmpl_raise(&e->rt, "TypeError", "macro '%.*s' takes no keyword argument '%.*s'",
+                           (int)mname.len, (const char *)mname.s,
+                           (int)args->kwname[k].len, (const char *)args->kwname[k].s);
+            }
+    }
+    if (uses_varargs) {
+        iz extra = args->npos > np ? args->npos - np : 0;
+        tv t = tv_tuple_new(&e->rt, extra);
+        for (iz k = 0; k < extra; k++)
+            t.u.list->v[k] = args->pos[np + k];
+        i32 sym = e->sym_varargs;
+        if (sym >= 0)
+            scope_set(e, s, sym, t);
+    } else if (args->npos > np) {
+        tmpl_raise(&e->rt, "TypeError", "macro '%.*s' takes not more than %d argument(s)",
+                   (int)mname.len, (const char *)mname.s, (int)np);
+    }
+    i32 line = e->rt.line;
+    tv r = capture(e, s, &n->u.macro.body);
+    e->rt.line = line;
+    e->rt.depth--;
+    return r;
+}
+
+static void check_no_args(ev *e, const tv_args *a, const char *fn)
+{
+    if (a->npos || a->nkw)
+        tmpl_raise(&e->rt, "TypeError", "%s() takes no arguments", fn);
+}
+
+/* dict(*args, **kwargs) as Python builds it. */
+static tv build_dict(ev *e, const tv_args *a, const char *fn)
+{
+    if (a->npos > 1)
+        tmpl_raise(&e->rt, "TypeError", "%s expected at most 1 argument, got %d", fn, (int)a->npos);
+    tv d = tv_dict_new(&e->rt, a->nkw);
+    if (a->npos == 1) {
+        tv src = a->pos[0];
+        if (src.kind == TV_DICT || src.kind == TV_NS) {
+            for (iz i = 0; i < src.u.dict->n; i++)
+                tv_dict_set(&e->rt, d.u.dict, src.u.dict->e[i].key, src.u.dict->e[i].val);
+        } else {
+            iz n;
+            const tv *items = tv_iterate(&e->rt, src, &n);
+            for (iz i = 0; i < n; i++) {
+                tv it = items[i];
+                if (it.kind != TV_LIST && it.kind != TV_TUPLE && it.kind != TV_STR)
+                    tmpl_raise(&e->rt, "TypeError",
+                               "cannot convert dictionary update sequence element #%lld to a sequence",
+                               (long long)i);
+                iz m;
+                const tv *kv = tv_iterate(&e->rt, it, &m);
+                if (m != 2)
+                    tmpl_raise(&e->rt, "ValueError",
+                               "dictionary update sequence element #%lld has length %lld; 2 is required",
+                               (long long)i, (long long)m);
+                tv_dict_set(&e->rt, d.u.dict, kv[0], kv[1]);
+            }
+        }
+    }
+    for (i32 k = 0; k < a->nkw; k++)
+        tv_dict_set(&e->rt, d.u.dict, tv_str(a->kwname[k]), a->kw[k]);
+    return d;
+}
+
+static tv call_range(ev *e, const tv_args *a)
+{
+    if (a->nkw)
+        tmpl_raise(&e->rt, "TypeError", "range() takes no keyword arguments");
+    if (a->npos < 1 || a->npos > 3)
+        tmpl_raise(&e->rt, "TypeError", "range expected at %s, got %d",
+                   a->npos ? "most 3 arguments" : "least 1 argument", (int)a->npos);
+    i64 v[3];
+    for (i32 i = 0; i < a->npos; i++) {
+        tv x = a->pos[i];
+        if (x.kind == TV_UNDEF)
+            tv_undef_raise(&e->rt, x);
+        if (x.kind != TV_INT && x.kind != TV_BOOL)
+            tmpl_raise(&e->rt, "TypeError", "'%s' object cannot be interpreted as an integer",
+                       tv_type_name(x));
+        v[i] = as_i64(x);
+    }
+    i64 start = 0, stop, step = 1;
+    if (a->npos == 1) {
+        stop = v[0];
+    } else {
+        start = v[0];
+        stop = v[1];
+        if (a->npos == 3)
+            step = v[2];
+    }
+    if (step == 0)
+        tmpl_raise(&e->rt, "ValueError", "range() arg 3 must not be zero");
+    i64 n = 0;
+    if (step > 0 && start < stop)
+        n = (i64)(((unsigned long long)stop - (unsigned long long)start - 1) / (unsigned long long)step + 1);
+    else if (step < 0 && start > stop)
+        n = (i64)(((unsigned long long)start - (unsigned long long)stop - 1) / (0ull - (unsigned long long)step) + 1);
+    if (n > 100000)
+        tmpl_raise(&e->rt, "OverflowError",
+                   "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+    tv r = tv_list_new(&e->rt, (iz)n);
+    for (i64 i = 0; i < n; i++)
+        r.u.list->v[i] = tv_int(start + i * step);
+    return r;
+}
+
+static tv call_strftime(ev *e, const tv_args *a)
+{
+    if (a->npos != 1 || a->nkw)
+        tmpl_raise(&e->rt, "TypeError", "strftime_now() takes 1 positional argument");
+    tv f = a->pos[0];
+    if (f.kind != TV_STR)
+        tmpl_raise(&e->rt, "TypeError", "strftime() argument 1 must be str, not %s", tv_type_name(f));
+    time_t t = (time_t)e->rt.now;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm))
+        tmpl_fail(&e->rt, ERR_INVALID, "the clock is out of range");
+    /* Python passes the format to the C library, except %f, %z and %Z,
+     * which it expands itself; a naive datetime gives "" for %z and %Z. */
+    buf fmt = {0};
+    str s = f.u.s;
+    for (iz i = 0; i < s.len; i++) {
+        if (s.s[i] == '%' && i + 1 < s.len) {
+            u8 c = s.s[i + 1];
+            if (c == 'f') { buf_cstr(&fmt, "000000"); i++; continue; }
+            if (c == 'z' || c == 'Z') { i++; continue; }
+            buf_byte(&fmt, '%');
+            buf_byte(&fmt, c);
+            i++;
+            continue;
+        }
+        buf_byte(&fmt, s.s[i]);
+    }
+    buf_byte(&fmt, 0);
+    char out[1024];
+    /* The format is the template's: strftime only reads it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    size_t n = fmt.failed ? 0 : strftime(out, sizeof out, (const char *)fmt.data, &tm);
+#pragma GCC diagnostic pop
+    bool empty_fmt = fmt.len <= 1;
+    buf_free(&fmt);
+    if (n == 0 && !empty_fmt)
+        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "strftime_now: format too long or not supported");
+    return tv_str_copy(&e->rt, str_from(out, (iz)n));
+}
+
+/* A recursive loop's loop(iterable). */
+static tv call_loop(ev *e, tv_loop *l, const tv_args *a);
+
+static tv call_value(ev *e, tv callee, const tv_args *args)
+{
+    switch ((tv_kind)callee.kind) {
+    case TV_UNDEF:
+        tv_undef_raise(&e->rt, callee);
+    case TV_MACRO:
+        return call_macro(e, callee.u.macro, args);
+    case TV_METHOD:
+        return tmpl_method_call(&e->rt, callee.u.method, args);
+    case TV_LOOP:
+        if (callee.u.loop->node)
+            return call_loop(e, callee.u.loop, args);
+        tmpl_raise(&e->rt, "TypeError",
+                   "Tried to call non recursive loop.  Maybe you forgot the 'recursive' modifier.");
+    case TV_JOINER: {
+        check_no_args(e, args, "__call__");
+        tv_joiner *j = callee.u.joiner;
+        if (!j->used) {
+            j->used = true;
+            return tv_str(S(""));
+        }
+        return tv_str(j->sep);
+    }
+    case TV_FUNC:
+        switch (callee.id) {
+        case TVFN_RANGE:
+            return call_range(e, args);
+        case TVFN_DICT:
+            return build_dict(e, args, "dict");
+        case TVFN_NAMESPACE: {
+            tv d = build_dict(e, args, "Namespace");
+            d.kind = TV_NS;
+            return d;
+        }
+        case TVFN_RAISE_EXCEPTION: {
+            if (args->npos != 1 || args->nkw)
+                tmpl_raise(&e->rt, "TypeError", "raise_exception() takes 1 positional argument but %d were given",
+                           (int)args->npos);
+            tv m = tv_to_str(&e->rt, args->pos[0]);
+            tmpl_raise(&e->rt, "TemplateError", "%.*s", (int)MIN(m.u.s.len, (iz)ERR_MSG_MAX),
+                       (const char *)m.u.s.s);
+        }
+        case TVFN_STRFTIME_NOW:
+            return call_strftime(e, args);
+        case TVFN_CYCLER: {
+            if (args->nkw)
+                tmpl_raise(&e->rt, "TypeError", "Cycler() got an unexpected keyword argument");
+            if (!args->npos)
+                tmpl_raise(&e->rt, "RuntimeError", "at least one item has to be provided");
+            tv_cycler *c = NEW(e->rt.a, tv_cycler, 1);
+            tv *items = NEW_NZ(e->rt.a, tv, args->npos);
+            memcpy(items, args->pos, sizeof *items * (size_t)args->npos);
+            c->items = items;
+            c->n = args->npos;
+            tv v = {.kind = TV_CYCLER};
+            v.u.cycler = c;
+            return v;
+        }
+        case TVFN_JOINER: {
+            tv sep = tv_str(S(", "));
+            if (args->npos == 1 && !args->nkw)
+                sep = args->pos[0];
+            else if (args->npos == 0 && args->nkw == 1 && str_eq(args->kwname[0], S("sep")))
+                sep = args->kw[0];
+            else if (args->npos || args->nkw)
+                tmpl_raise(&e->rt, "TypeError", "Joiner() takes 1 argument");
+            tv_joiner *j = NEW(e->rt.a, tv_joiner, 1);
+            j->sep = tv_to_str(&e->rt, sep).u.s;
+            tv v = {.kind = TV_JOINER};
+            v.u.joiner = j;
+            return v;
+        }
+        default:
+            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the global %s()", global_names[callee.id]);
+        }
+    default:
+        tmpl_raise(&e->rt, "TypeError", "'%s' object is not callable", tv_type_name(callee));
+    }
+}
+
+/* ---- expressions ------------------------------------------------------- */
+
+static tv big_literal(ev *e, const tmpl_node *n)
+{
+    str lit = n->u.i.lit;
+    buf digits = {0};
+    for (iz i = 0; i < lit.len; i++)
+        if (lit.s[i] != '_')
+            buf_byte(&digits, lit.s[i]);
+    if (digits.len > 1 && digits.data[0] == '0') {
+        buf_free(&digits);
+        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "a non-decimal integer literal beyond 64 bits");
+    }
+    tv v = {.kind = TV_BIGINT};
+    v.u.s = arena_strdup(e->rt.a, buf_view(&digits));
+    buf_free(&digits);
+    return v;
+}
+
+/* Is `n` a constant Jinja's optimizer folds (literals and displays of
+ * literals)? */
+static bool is_literal(const tmpl_node *n)
+{
+    if (!n)
+        return true;
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_NONE: case TMPL_BOOL: case TMPL_INT: case TMPL_FLOAT: case TMPL_STR:
+        return true;
+    case TMPL_TUPLE: case TMPL_LIST:
+        for (i32 i = 0; i < n->u.items.n; i++)
+            if (!is_literal(n->u.items.v[i]))
+                return false;
+        return true;
+    case TMPL_DICT:
+        for (i32 i = 0; i < n->u.dict.n; i++)
+            if (!is_literal(n->u.dict.keys[i]) || !is_literal(n->u.dict.vals[i]))
+                return false;
+        return true;
+    case TMPL_NEG: case TMPL_POS:
+        return is_literal(n->u.operand);
+    default:
+        return false;
+    }
+}
+
+static bool slice_bound_ok(tv v)
+{
+    return v.kind == TV_NONE || v.kind == TV_INT || v.kind == TV_BOOL;
+}
+
+static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
+{
+    tv v = n->u.filter.arg ? eval(e, s, n->u.filter.arg) : e->body_arg;
+    argv a = {0};
+    eval_args(e, s, &n->u.filter.args, &a);
+    e->rt.line = n->line;
+    if (n->u.filter.id == TMPL_FILTER_UNKNOWN)
+        tmpl_raise(&e->rt, "TemplateRuntimeError", "No filter named '%.*s' found.",
+                   (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
+    tv_args args = args_view(&a);
+    return tmpl_filter_apply(&e->rt, n->u.filter.id, v, &args);
+}
+
+static bool eval_test(ev *e, scope *s, const tmpl_node *n)
+{
+    tv v = eval(e, s, n->u.filter.arg);
+    argv a = {0};
+    eval_args(e, s, &n->u.filter.args, &a);
+    e->rt.line = n->line;
+    if (n->u.filter.id == TMPL_TEST_UNKNOWN)
+        tmpl_raise(&e->rt, "TemplateRuntimeError", "No test named '%.*s' found.",
+                   (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
+    tv_args args = args_view(&a);
+    return tmpl_test_apply(&e->rt, n->u.filter.id, v, &args);
+}
+
+static tv eval(ev *e, scope *s, const tmpl_node *n)
+{
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_NONE:  return tv_none();
+    case TMPL_BOOL:  return tv_bool(n->u.b);
+    case TMPL_INT:   return n->u.i.big ? big_literal(e, n) : tv_int(n->u.i.v);
+    case TMPL_FLOAT: return tv_float(n->u.f);
+    case TMPL_STR:   return tv_str(n->u.text);
+    case TMPL_NAME:  return load_name(e, s, &n->u.name);
+    case TMPL_TUPLE:
+    case TMPL_LIST: {
+        tv r = n->kind == TMPL_TUPLE ? tv_tuple_new(&e->rt, n->u.items.n)
+                                     : tv_list_new(&e->rt, n->u.items.n);
+        for (i32 i = 0; i < n->u.items.n; i++)
+            r.u.list->v[i] = eval(e, s, n->u.items.v[i]);
+        return r;
+    }
+    case TMPL_DICT: {
+        tv r = tv_dict_new(&e->rt, n->u.dict.n);
+        for (i32 i = 0; i < n->u.dict.n; i++) {
+            tv k = eval(e, s, n->u.dict.keys[i]);
+            tv v = eval(e, s, n->u.dict.vals[i]);
+            e->rt.line = n->line;
+            tv_dict_set(&e->rt, r.u.dict, k, v);
+        }
+        return r;
+    }
+    case TMPL_GETATTR: {
+        tv obj = eval(e, s, n->u.getattr.obj);
+        e->rt.line = n->line;
+        return tv_getattr(&e->rt, obj, n->u.getattr.attr.s);
+    }
+    case TMPL_GETITEM: {
+        tv obj = eval(e, s, n->u.getitem.obj);
+        const tmpl_node *ix = n->u.getitem.index;
+        if (ix->kind == TMPL_SLICE) {
+            tv a = ix->u.slice.start ? eval(e, s, ix->u.slice.start) : tv_none();
+            tv b = ix->u.slice.stop ? eval(e, s, ix->u.slice.stop) : tv_none();
+            tv c = ix->u.slice.step ? eval(e, s, ix->u.slice.step) : tv_none();
+            e->rt.line = n->line;
+            /* A slice of literals is folded at compile time through the
+             * sandbox's getitem, where a TypeError becomes an Undefined. */
+            if (is_literal(n->u.getitem.obj) && is_literal(ix->u.slice.start) &&
+                is_literal(ix->u.slice.stop) && is_literal(ix->u.slice.step) &&
+                (!(obj.kind == TV_LIST || obj.kind == TV_TUPLE || obj.kind == TV_STR) ||
+                 !slice_bound_ok(a) || !slice_bound_ok(b) || !slice_bound_ok(c)))
+                return tv_undef_hint(&e->rt, "UndefinedError", "a slice that Python cannot take");
+            return tv_slice(&e->rt, obj, a, b, c);
+        }
+        if (ix->kind == TMPL_TUPLE) {
+            for (i32 i = 0; i < ix->u.items.n; i++)
+                if (ix->u.items.v[i]->kind == TMPL_SLICE)
+                    return tv_undef_plain();
+        }
+        tv key = eval(e, s, ix);
+        e->rt.line = n->line;
+        return tv_getitem(&e->rt, obj, key);
+    }
+    case TMPL_CALL: {
+        tv callee = eval(e, s, n->u.call.callee);
+        argv a = {0};
+        eval_args(e, s, &n->u.call.args, &a);
+        e->rt.line = n->line;
+        tv_args args = args_view(&a);
+        return call_value(e, callee, &args);
+    }
+    case TMPL_FILTER:
+        return eval_filter(e, s, n);
+    case TMPL_TEST:
+        return tv_bool(eval_test(e, s, n));
+    case TMPL_NOT:
+        return tv_bool(!tv_truthy(eval(e, s, n->u.operand)));
+    case TMPL_NEG:
+    case TMPL_POS: {
+        tv v = eval(e, s, n->u.operand);
+        e->rt.line = n->line;
+        bool neg = n->kind == TMPL_NEG;
+        switch ((tv_kind)v.kind) {
+        case TV_UNDEF: tv_undef_raise(&e->rt, v);
+        case TV_BOOL:  return tv_int(neg ? -(i64)v.u.b : (i64)v.u.b);
+        case TV_INT:
+            if (neg && v.u.i == INT64_MIN)
+                int_overflow(e);
+            return tv_int(neg ? -v.u.i : v.u.i);
+        case TV_FLOAT: return tv_float(neg ? -v.u.f : v.u.f);
+        case TV_BIGINT:
+            if (!neg)
+                return v;
+            if (v.u.s.s[0] == '-') {
+                v.u.s = str_cut(v.u.s, 1, v.u.s.len);
+            } else {
+                u8 *p = NEW_NZ(e->rt.a, u8, v.u.s.len + 2);
+                p[0] = '-';
+                memcpy(p + 1, v.u.s.s, (size_t)v.u.s.len);
+                v.u.s = str_from(p, v.u.s.len + 1);
+            }
+            return v;
+        default:
+            tmpl_raise(&e->rt, "TypeError", "bad operand type for unary %c: '%s'", neg ? '-' : '+',
+                       tv_type_name(v));
+        }
+    }
+    case TMPL_BINOP: {
+        tv a = eval(e, s, n->u.bin.l);
+        tv b = eval(e, s, n->u.bin.r);
+        e->rt.line = n->line;
+        return binop(e, n->op, a, b);
+    }
+    case TMPL_AND: {
+        tv a = eval(e, s, n->u.bin.l);
+        return tv_truthy(a) ? eval(e, s, n->u.bin.r) : a;
+    }
+    case TMPL_OR: {
+        tv a = eval(e, s, n->u.bin.l);
+        return tv_truthy(a) ? a : eval(e, s, n->u.bin.r);
+    }
+    case TMPL_CONCAT: {
+        buf *b = &e->rt.tmp;
+        tv *parts = NEW_NZ(e->rt.a, tv, n->u.items.n);
+        for (i32 i = 0; i < n->u.items.n; i++)
+            parts[i] = eval(e, s, n->u.items.v[i]);
+        iz mark = b->len;
+        for (i32 i = 0; i < n->u.items.n; i++)
+            tv_write_str(&e->rt, b, parts[i]);
+        if (b->failed)
+            tmpl_fail(&e->rt, ERR_NOMEM, "out of memory");
+        tv r = tv_str(arena_strdup(e->rt.a, str_from(b->data + mark, b->len - mark)));
+        b->len = mark;
+        return r;
+    }
+    case TMPL_COMPARE: {
+        tv a = eval(e, s, n->u.cmp.first);
+        for (i32 i = 0; i < n->u.cmp.n; i++) {
+            tv b = eval(e, s, n->u.cmp.rhs[i]);
+            e->rt.line = n->line;
+            bool ok;
+            switch (n->u.cmp.ops[i]) {
+            case TMPL_OP_EQ:    ok = tv_eq(a, b); break;
+            case TMPL_OP_NE:    ok = !tv_eq(a, b); break;
+            case TMPL_OP_IN:    ok = tv_contains(&e->rt, b, a); break;
+            case TMPL_OP_NOTIN: ok = !tv_contains(&e->rt, b, a); break;
+            default:            ok = tv_compare(&e->rt, n->u.cmp.ops[i], a, b); break;
+            }
+            if (!ok)
+                return tv_bool(false);
+            a = b;
+        }
+        return tv_bool(true);
+    }
+    case TMPL_COND: {
+        if (tv_truthy(eval(e, s, n->u.cond.test)))
+            return eval(e, s, n->u.cond.then);
+        if (n->u.cond.orelse)
+            return eval(e, s, n->u.cond.orelse);
+        char hint[160];
+        snprintf(hint, sizeof hint,
+                 "the inline if-expression on line %d evaluated to false and no else section was defined.",
+                 (int)n->line);
+        return tv_undef_hint(&e->rt, "UndefinedError",
+                             (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
+    }
+    default:
+        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the expression %s", tmpl_kind_name((tmpl_kind)n->kind));
+    }
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+/* Which of caller, varargs, kwargs a macro body reads (Jinja's
+ * find_undeclared: every Name load in the body, nested macros included,
+ * blocks excluded). */
+static u8 macro_uses(const tmpl_node *n);
+
+static void uses_list(const tmpl_list *l, u8 *u);
+
+static void uses_args(const tmpl_args *a, u8 *u)
+{
+    uses_list(&a->pos, u);
+    for (i32 i = 0; i < a->nkw; i++)
+        *u |= macro_uses(a->kw[i].value);
+    if (a->star) *u |= macro_uses(a->star);
+    if (a->dstar) *u |= macro_uses(a->dstar);
+}
+
+static void uses_list(const tmpl_list *l, u8 *u)
+{
+    for (i32 i = 0; i < l->n; i++)
+        *u |= macro_uses(l->v[i]);
+}
+
+static u8 macro_uses(const tmpl_node *n)
+{
+    if (!n)
+        return 0;
+    u8 u = 0;
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_NAME:
+        if (n->op == TMPL_CTX_LOAD) {
+            str s = n->u.name.s;
+            if (str_eq(s, S("caller"))) u |= TVM_USES_CALLER;
+            if (str_eq(s, S("varargs"))) u |= TVM_USES_VARARGS;
+            if (str_eq(s, S("kwargs"))) u |= TVM_USES_KWARGS;
+        }
+        break;
+    case TMPL_OUTPUT: u |= macro_uses(n->u.expr); break;
+    case TMPL_IF:
+        u |= macro_uses(n->u.if_.test);
+        uses_list(&n->u.if_.body, &u);
+        uses_list(&n->u.if_.elifs, &u);
+        uses_list(&n->u.if_.orelse, &u);
+        break;
+    case TMPL_FOR:
+        u |= macro_uses(n->u.for_.iter) | macro_uses(n->u.for_.filter);
+        uses_list(&n->u.for_.body, &u);
+        uses_list(&n->u.for_.orelse, &u);
+        break;
+    case TMPL_SET: u |= macro_uses(n->u.set.value); break;
+    case TMPL_SET_BLOCK:
+        u |= macro_uses(n->u.setblock.filter);
+        uses_list(&n->u.setblock.body, &u);
+        break;
+    case TMPL_MACRO:
+    case TMPL_CALL_BLOCK:
+        uses_list(&n->u.macro.defaults, &u);
+        u |= macro_uses(n->u.macro.call);
+        uses_list(&n->u.macro.body, &u);
+        break;
+    case TMPL_FILTER_BLOCK:
+    case TMPL_GENERATION:
+        u |= macro_uses(n->u.fblock.filter);
+        uses_list(&n->u.fblock.body, &u);
+        break;
+    case TMPL_WITH:
+        uses_list(&n->u.with.values, &u);
+        uses_list(&n->u.with.body, &u);
+        break;
+    case TMPL_AUTOESCAPE:
+        u |= macro_uses(n->u.autoescape.value);
+        uses_list(&n->u.autoescape.body, &u);
+        break;
+    case TMPL_TUPLE: case TMPL_LIST: case TMPL_CONCAT:
+        uses_list(&n->u.items, &u);
+        break;
+    case TMPL_DICT:
+        for (i32 i = 0; i < n->u.dict.n; i++)
+            u |= macro_uses(n->u.dict.keys[i]) | macro_uses(n->u.dict.vals[i]);
+        break;
+    case TMPL_GETATTR: u |= macro_uses(n->u.getattr.obj); break;
+    case TMPL_GETITEM: u |= macro_uses(n->u.getitem.obj) | macro_uses(n->u.getitem.index); break;
+    case TMPL_SLICE:
+        u |= macro_uses(n->u.slice.start) | macro_uses(n->u.slice.stop) | macro_uses(n->u.slice.step);
+        break;
+    case TMPL_CALL:
+        u |= macro_uses(n->u.call.callee);
+        uses_args(&n->u.call.args, &u);
+        break;
+    case TMPL_FILTER: case TMPL_TEST:
+        u |= macro_uses(n->u.filter.arg);
+        uses_args(&n->u.filter.args, &u);
+        break;
+    case TMPL_NOT: case TMPL_NEG: case TMPL_POS: u |= macro_uses(n->u.operand); break;
+    case TMPL_BINOP: case TMPL_AND: case TMPL_OR:
+        u |= macro_uses(n->u.bin.l) | macro_uses(n->u.bin.r);
+        break;
+    case TMPL_COMPARE:
+        u |= macro_uses(n->u.cmp.first);
+        for (i32 i = 0; i < n->u.cmp.n; i++)
+            u |= macro_uses(n->u.cmp.rhs[i]);
+        break;
+    case TMPL_COND:
+        u |= macro_uses(n->u.cond.test) | macro_uses(n->u.cond.then) | macro_uses(n->u.cond.orelse);
+        break;
+    default:
+        break;
+    }
+    return u;
+}
+
+static u8 macro_body_uses(const tmpl_node *n)
+{
+    u8 u = 0;
+    uses_list(&n->u.macro.body, &u);
+    /* defaults are evaluated inside the macro too */
+    uses_list(&n->u.macro.defaults, &u);
+    return u;
+}
+
+/* Runs a for loop over `iterv` (already evaluated) in scope `s`;
+ * depth0 counts recursive loop() calls. */
+static int run_for(ev *e, scope *s, const tmpl_node *n, tv iterv, i32 depth0)
+{
+    e->rt.line = n->line;
+    iz cnt;
+    const tv *items = tv_iterate(&e->rt, iterv, &cnt);
+    if (n->u.for_.filter && cnt) {
+        tv *kept = NEW_NZ(e->rt.a, tv, cnt);
+        iz k = 0;
+        for (iz i = 0; i < cnt; i++) {
+            arena_mark m = arena_save(e->rt.a);
+            u64 esc = e->rt.escapes;
+            scope *fs = scope_new(e, s);
+            assign(e, fs, n->u.for_.target, items[i]);
+            if (tv_truthy(eval(e, fs, n->u.for_.filter)))
+                kept[k++] = items[i];
+            if (e->rt.escapes == esc)
+                arena_restore(e->rt.a, m);
+        }
+        items = kept;
+        cnt = k;
+    }
+    if (cnt == 0) {
+        if (n->u.for_.orelse.n)
+            exec_body(e, scope_new(e, s), &n->u.for_.orelse);
+        return X_OK;
+    }
+    tv_loop *L = NEW(e->rt.a, tv_loop, 1);
+    L->items = items;
+    L->n = cnt;
+    L->depth0 = depth0;
+    L->node = n->u.for_.recursive ? n : NULL;
+    L->frame = s;
+    tv loopv = {.kind = TV_LOOP};
+    loopv.u.loop = L;
+    for (iz i = 0; i < cnt; i++) {
+        if (++e->rt.iterations > TMPL_MAX_ITERATIONS)
+            tmpl_fail(&e->rt, ERR_LIMIT, "more than %d loop iterations", (int)TMPL_MAX_ITERATIONS);
+        L->i = i;
+        arena_mark m = arena_save(e->rt.a);
+        u64 esc = e->rt.escapes;
+        scope *is = scope_new(e, s);
+        if (e->sym_loop >= 0)
+            scope_set(e, is, e->sym_loop, loopv);
+        assign(e, is, n->u.for_.target, items[i]);
+        int x = exec_body(e, is, &n->u.for_.body);
+        if (e->rt.escapes == esc)
+            arena_restore(e->rt.a, m);
+        if (x == X_BREAK)
+            break;
+    }
+    return X_OK;
+}
+
+static tv call_loop(ev *e, tv_loop *l, const tv_args *a)
+{
+    if (a->npos != 1 || a->nkw)
+        tmpl_raise(&e->rt, "TypeError", "loop() takes exactly one argument");
+    if (++e->rt.depth > TMPL_MAX_CALL_DEPTH)
+        tmpl_raise(&e->rt, "RecursionError", "maximum recursion depth exceeded");
+    iz start = e->out->len;
+    run_for(e, (scope *)l->frame, (const tmpl_node *)l->node, a->pos[0], l->depth0 + 1);
+    tv r = tv_str(arena_strdup(e->rt.a, str_from(e->out->data + start, e->out->len - start)));
+    e->out->len = start;
+    e->rt.depth--;
+    return r;
+}
+
+/* Applies a filter chain (FILTER nodes whose innermost arg is NULL) to the
+ * captured body text. */
+static tv apply_block_filter(ev *e, scope *s, const tmpl_node *filter, tv body)
+{
+    tv saved = e->body_arg;
+    e->body_arg = body;
+    tv r = eval(e, s, filter);
+    e->body_arg = saved;
+    return r;
+}
+
+static int exec_stmt(ev *e, scope *s, const tmpl_node *n)
+{
+    e->rt.line = n->line;
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_TEXT:
+        emit(e, n->u.text);
+        return X_OK;
+    case TMPL_OUTPUT:
+        emit_value(e, eval(e, s, n->u.expr));
+        return X_OK;
+    case TMPL_IF:
+        if (tv_truthy(eval(e, s, n->u.if_.test)))
+            return exec_body(e, s, &n->u.if_.body);
+        for (i32 i = 0; i < n->u.if_.elifs.n; i++) {
+            const tmpl_node *el = n->u.if_.elifs.v[i];
+            e->rt.line = el->line;
+            if (tv_truthy(eval(e, s, el->u.if_.test)))
+                return exec_body(e, s, &el->u.if_.body);
+        }
+        return exec_body(e, s, &n->u.if_.orelse);
+    case TMPL_FOR:
+        return run_for(e, s, n, eval(e, s, n->u.for_.iter), 0);
+    case TMPL_SET:
+        assign(e, s, n->u.set.target, eval(e, s, n->u.set.value));
+        return X_OK;
+    case TMPL_SET_BLOCK: {
+        tv body = capture(e, scope_new(e, s), &n->u.setblock.body);
+        if (n->u.setblock.filter)
+            body = apply_block_filter(e, s, n->u.setblock.filter, body);
+        e->rt.line = n->line;
+        assign(e, s, n->u.setblock.target, body);
+        return X_OK;
+    }
+    case TMPL_MACRO:
+        scope_set(e, s, n->u.macro.name.sym,
+                  macro_value(e, s, n, n->u.macro.name.s, macro_body_uses(n)));
+        return X_OK;
+    case TMPL_CALL_BLOCK: {
+        const tmpl_node *call = n->u.macro.call;
+        tv callee = eval(e, s, call->u.call.callee);
+        argv a = {0};
+        eval_args(e, s, &call->u.call.args, &a);
+        argv_kw(e, &a, S("caller"), macro_value(e, s, n, S(""), macro_body_uses(n)));
+        e->rt.line = n->line;
+        tv_args args = args_view(&a);
+        emit_value(e, call_value(e, callee, &args));
+        return X_OK;
+    }
+    case TMPL_FILTER_BLOCK: {
+        tv body = capture(e, scope_new(e, s), &n->u.fblock.body);
+        emit_value(e, apply_block_filter(e, s, n->u.fblock.filter, body));
+        return X_OK;
+    }
+    case TMPL_GENERATION:
+        exec_body(e, scope_new(e, s), &n->u.fblock.body);
+        return X_OK;
+    case TMPL_BREAK:
+        return X_BREAK;
+    case TMPL_CONTINUE:
+        return X_CONTINUE;
+    case TMPL_WITH: {
+        scope *ws = scope_new(e, s);
+        for (i32 i = 0; i < n->u.with.targets.n; i++)
+            assign(e, ws, n->u.with.targets.v[i], eval(e, s, n->u.with.values.v[i]));
+        return exec_body(e, ws, &n->u.with.body);
+    }
+    case TMPL_AUTOESCAPE:
+        if (tv_truthy(eval(e, s, n->u.autoescape.value)))
+            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "autoescape on");
+        return exec_body(e, scope_new(e, s), &n->u.autoescape.body);
+    case TMPL_BLOCK:
+        exec_body(e, scope_new(e, n->u.block.scoped ? s : e->root), &n->u.block.body);
+        return X_OK;
+    case TMPL_EXTENDS:
+    case TMPL_INCLUDE:
+    case TMPL_IMPORT:
+    case TMPL_FROM_IMPORT:
+        eval(e, s, n->u.load.tmpl);
+        tmpl_raise(&e->rt, "TypeError", "no loader for this environment specified");
+    default:
+        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the statement %s", tmpl_kind_name((tmpl_kind)n->kind));
+    }
+}
+
+static int exec_body(ev *e, scope *s, const tmpl_list *body)
+{
+    for (i32 i = 0; i < body->n; i++) {
+        int x = exec_stmt(e, s, body->v[i]);
+        if (x != X_OK)
+            return x;
+    }
+    return X_OK;
+}
+
+/* ---- entry ------------------------------------------------------------- */
+
+int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
+                const tmpl_render_opts *o, arena *scratch, buf *out,
+                tmpl_error *te)
+{
+    arena_mark mark = arena_save(scratch);
+    jmp_buf jb;
+    jmp_buf *old_oom = scratch->oom;
+    iz out_start = out->len;
+    /* volatile: read after a longjmp */
+    ev *volatile ep = NULL;
+    ev *e;
+
+    if (te) {
+        te->exc = NULL;
+        te->code = ERR_OK;
+        te->line = 0;
+        te->msg[0] = 0;
+    }
+    scratch->oom = &jb;
+    if (setjmp(jb)) {
+        e = ep;
+        int code = ERR_NOMEM;
+        if (e && e->rt.code) {
+            code = e->rt.code;
+            if (te) {
+                te->exc = e->rt.exc;
+                te->code = code;
+                te->line = e->rt.line;
+                memcpy(te->msg, e->rt.msg, sizeof te->msg);
+            }
+        } else if (te) {
+            te->code = ERR_NOMEM;
+            snprintf(te->msg, sizeof te->msg, "out of memory (the render's scratch arena is full)");
+        }
+        if (e)
+            buf_free(&e->rt.tmp);
+        out->len = out_start;
+        if (out->failed && out->len <= out->cap)
+            out->failed = false;
+        scratch->oom = old_oom;
+        arena_restore(scratch, mark);
+        return code;
+    }
+    e = NEW(scratch, ev, 1);
+    ep = e;
+    e->rt.a = scratch;
+    e->rt.jb = &jb;
+    e->rt.now = o ? o->now : 0;
+    e->p = p;
+    e->out = out;
+    e->max_output = out_start + (o && o->max_output ? o->max_output : TMPL_MAX_OUTPUT);
+    e->sym_loop = tmpl_sym_find(p, S("loop"));
+    e->sym_caller = tmpl_sym_find(p, S("caller"));
+    e->sym_varargs = tmpl_sym_find(p, S("varargs"));
+    e->sym_kwargs = tmpl_sym_find(p, S("kwargs"));
+    for (int f = 1; f < TVFN_COUNT; f++)
+        e->global_sym[f] = tmpl_sym_find(p, str_cstr(global_names[f]));
+    scope *root = NEW(scratch, scope, 1);
+    root->dense = p->nsyms ? NEW(scratch, tv, p->nsyms) : NULL;
+    root->has = p->nsyms ? NEW(scratch, u8, p->nsyms) : NULL;
+    e->root = root;
+    for (i32 i = 0; i < nvars; i++) {
+        i32 sym = tmpl_sym_find(p, vars[i].name);
+        if (sym < 0)
+            continue;
+        scope_set(e, root, sym, tv_from_json(&e->rt, vars[i].value));
+    }
+    exec_body(e, root, &p->body);
+    buf_free(&e->rt.tmp);
+    scratch->oom = old_oom;
+    arena_restore(scratch, mark);
+    return ERR_OK;
+}

@@ -1,0 +1,1056 @@
+/* tmpl_value.c - the value model of the template evaluator: construction,
+ * Python's str()/repr(), equality, ordering, hashing, containment, length,
+ * iteration, and Jinja2's sandboxed attribute and item access.
+ * See tmpl_value.h for the contracts. */
+#include "tmpl_value.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../base/hash.h"
+#include "../base/utf8.h"
+#include "../json/pyfmt.h"
+#include "tmpl_ast.h"
+#include "tmpl_pystr.h"
+
+/* ---- errors ------------------------------------------------------------ */
+
+_Noreturn void tmpl_raise(tmpl_rt *rt, const char *exc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rt->msg, sizeof rt->msg, fmt, ap);
+    va_end(ap);
+    rt->exc = exc;
+    rt->code = ERR_TEMPLATE;
+    longjmp(*rt->jb, 1);
+}
+
+_Noreturn void tmpl_fail(tmpl_rt *rt, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rt->msg, sizeof rt->msg, fmt, ap);
+    va_end(ap);
+    rt->exc = NULL;
+    rt->code = code;
+    longjmp(*rt->jb, 1);
+}
+
+/* Appends to a buffer, failing the render when it passes the output limit
+ * or the heap refuses. */
+static void check_buf(tmpl_rt *rt, buf *b)
+{
+    if (b->failed)
+        tmpl_fail(rt, ERR_NOMEM, "out of memory building a string");
+    if (b->len > TMPL_MAX_OUTPUT)
+        tmpl_fail(rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+}
+
+/* ---- undefined --------------------------------------------------------- */
+
+tv tv_undef_name(tmpl_rt *rt, str name)
+{
+    tv_undef *u = NEW(rt->a, tv_undef, 1);
+    u->key = tv_str(name);
+    u->exc = "UndefinedError";
+    tv v = {.kind = TV_UNDEF};
+    v.u.undef = u;
+    return v;
+}
+
+tv tv_undef_attr(tmpl_rt *rt, tv obj, tv key)
+{
+    tv_undef *u = NEW(rt->a, tv_undef, 1);
+    u->has_obj = true;
+    u->obj = obj;
+    u->key = key;
+    u->exc = "UndefinedError";
+    tv v = {.kind = TV_UNDEF};
+    v.u.undef = u;
+    return v;
+}
+
+tv tv_undef_hint(tmpl_rt *rt, const char *exc, const char *hint)
+{
+    tv_undef *u = NEW(rt->a, tv_undef, 1);
+    u->hint = hint;
+    u->exc = exc;
+    tv v = {.kind = TV_UNDEF};
+    v.u.undef = u;
+    return v;
+}
+
+/* jinja2.utils.object_type_repr: "None", or "<class name> object" with the
+ * module for classes outside builtins. */
+static const char *object_type_repr(tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_NONE:   return "None";
+    case TV_BOOL:   return "bool object";
+    case TV_INT:
+    case TV_BIGINT: return "int object";
+    case TV_FLOAT:  return "float object";
+    case TV_STR:    return v.flags & TVF_SAFE ? "markupsafe.Markup object" : "str object";
+    case TV_LIST:   return "list object";
+    case TV_TUPLE:  return "tuple object";
+    case TV_DICT:   return "dict object";
+    case TV_NS:     return "jinja2.utils.Namespace object";
+    case TV_LOOP:   return "jinja2.runtime.LoopContext object";
+    case TV_MACRO:  return "jinja2.runtime.Macro object";
+    case TV_CYCLER: return "jinja2.utils.Cycler object";
+    case TV_JOINER: return "jinja2.utils.Joiner object";
+    case TV_METHOD: return "builtin_function_or_method object";
+    case TV_FUNC:   return "function object";
+    case TV_UNDEF:  return "jinja2.runtime.Undefined object";
+    case TV_KIND_COUNT: break;
+    }
+    return "object";
+}
+
+void tv_undef_message(tmpl_rt *rt, buf *b, tv v)
+{
+    const tv_undef *u = v.u.undef;
+    if (!u) {
+        buf_cstr(b, "'' is undefined");   /* never made by the evaluator */
+        return;
+    }
+    if (u->hint) {
+        buf_cstr(b, u->hint);
+        return;
+    }
+    if (!u->has_obj) {
+        tv_write_repr(rt, b, u->key);
+        buf_cstr(b, " is undefined");
+        return;
+    }
+    if (u->key.kind != TV_STR) {
+        buf_cstr(b, object_type_repr(u->obj));
+        buf_cstr(b, " has no element ");
+        tv_write_repr(rt, b, u->key);
+        return;
+    }
+    buf_byte(b, '\'');
+    buf_cstr(b, object_type_repr(u->obj));
+    buf_cstr(b, "' has no attribute ");
+    tv_write_repr(rt, b, u->key);
+}
+
+_Noreturn void tv_undef_raise(tmpl_rt *rt, tv v)
+{
+    buf b = {0};
+    tv_undef_message(rt, &b, v);
+    const char *exc = v.u.undef && v.u.undef->exc ? v.u.undef->exc : "UndefinedError";
+    if (b.failed) {
+        buf_free(&b);
+        tmpl_fail(rt, ERR_NOMEM, "out of memory");
+    }
+    int n = (int)MIN(b.len, (iz)ERR_MSG_MAX - 1);
+    char tmp[ERR_MSG_MAX];
+    if (n > 0)
+        memcpy(tmp, b.data, (size_t)n);
+    tmp[n] = 0;
+    buf_free(&b);
+    tmpl_raise(rt, exc, "%s", tmp);
+}
+
+/* ---- construction ------------------------------------------------------ */
+
+tv tv_str_copy(tmpl_rt *rt, str s)
+{
+    return tv_str(arena_strdup(rt->a, s));
+}
+
+static tv list_of_kind(tmpl_rt *rt, iz n, tv_kind k)
+{
+    tv_list *l = NEW(rt->a, tv_list, 1);
+    l->v = n ? NEW(rt->a, tv, n) : NULL;
+    l->n = n;
+    tv v = {.kind = (u8)k};
+    v.u.list = l;
+    return v;
+}
+
+tv tv_list_new(tmpl_rt *rt, iz n)  { return list_of_kind(rt, n, TV_LIST); }
+tv tv_tuple_new(tmpl_rt *rt, iz n) { return list_of_kind(rt, n, TV_TUPLE); }
+
+tv tv_pair(tmpl_rt *rt, tv a, tv b)
+{
+    tv t = tv_tuple_new(rt, 2);
+    t.u.list->v[0] = a;
+    t.u.list->v[1] = b;
+    return t;
+}
+
+tv tv_dict_new(tmpl_rt *rt, iz cap)
+{
+    tv_dict *d = NEW(rt->a, tv_dict, 1);
+    if (cap > 0) {
+        d->e = NEW_NZ(rt->a, tv_entry, cap);
+        d->cap = cap;
+    }
+    tv v = {.kind = TV_DICT};
+    v.u.dict = d;
+    return v;
+}
+
+/* Dicts of up to this many entries are searched linearly. */
+enum { DICT_LINEAR = 8 };
+
+static u64 hash_i64(i64 i) { return hash_mix((u64)i ^ 0x9e3779b97f4a7c15ull); }
+
+/* A hash for a key that never raises: unhashables give 0 (callers that
+ * need the TypeError use tv_hash). Equal keys hash equal across int,
+ * float and bool, as Python requires. */
+static u64 key_hash(tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_STR:    return hash_str(v.u.s);
+    case TV_INT:    return hash_i64(v.u.i);
+    case TV_BOOL:   return hash_i64(v.u.b);
+    case TV_FLOAT: {
+        double f = v.u.f;
+        if (f == floor(f) && fabs(f) < 9.2e18)
+            return hash_i64((i64)f);
+        u64 bits;
+        memcpy(&bits, &f, 8);
+        return hash_mix(bits);
+    }
+    case TV_BIGINT: return hash_str(v.u.s) ^ 0x5bd1e995u;
+    case TV_NONE:   return 0x1234567u;
+    case TV_UNDEF:  return 0x7654321u;
+    case TV_TUPLE: {
+        u64 h = 0x345678u;
+        for (iz i = 0; i < v.u.list->n; i++)
+            h = hash_mix(h ^ key_hash(v.u.list->v[i]));
+        return h;
+    }
+    default:        return hash_mix((u64)(uintptr_t)v.u.list);
+    }
+}
+
+u64 tv_hash(tmpl_rt *rt, tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_LIST: case TV_DICT:
+        tmpl_raise(rt, "TypeError", "unhashable type: '%s'", tv_type_name(v));
+    case TV_TUPLE:
+        for (iz i = 0; i < v.u.list->n; i++)
+            tv_hash(rt, v.u.list->v[i]);
+        break;
+    default:
+        break;
+    }
+    return key_hash(v);
+}
+
+static void dict_index_build(tmpl_rt *rt, tv_dict *d, iz icap)
+{
+    d->index = NEW(rt->a, i32, icap);
+    d->icap = icap;
+    for (iz k = 0; k < d->n; k++) {
+        iz j = (iz)(d->e[k].hash & (u64)(icap - 1));
+        while (d->index[j])
+            j = (j + 1) & (icap - 1);
+        d->index[j] = (i32)(k + 1);
+    }
+}
+
+static iz dict_find(const tv_dict *d, tv key, u64 h)
+{
+    if (!d->index) {
+        for (iz k = 0; k < d->n; k++)
+            if (d->e[k].hash == h && tv_eq(d->e[k].key, key))
+                return k;
+        return -1;
+    }
+    for (iz j = (iz)(h & (u64)(d->icap - 1));; j = (j + 1) & (d->icap - 1)) {
+        i32 slot = d->index[j];
+        if (!slot)
+            return -1;
+        const tv_entry *en = &d->e[slot - 1];
+        if (en->hash == h && tv_eq(en->key, key))
+            return slot - 1;
+    }
+}
+
+void tv_dict_set(tmpl_rt *rt, tv_dict *d, tv key, tv val)
+{
+    u64 h = tv_hash(rt, key);
+    iz k = dict_find(d, key, h);
+    if (k >= 0) {
+        d->e[k].val = val;
+        return;
+    }
+    if (d->n == d->cap)
+        d->e = arena_grow(rt->a, d->e, (iz)sizeof(tv_entry), (iz)_Alignof(tv_entry),
+                          d->n, &d->cap, d->n + 1);
+    d->e[d->n] = (tv_entry){key, val, h};
+    d->n++;
+    if (d->n > DICT_LINEAR) {
+        if (d->n * 2 > d->icap) {
+            iz icap = 32;
+            while (icap < d->n * 4)
+                icap *= 2;
+            dict_index_build(rt, d, icap);
+        } else {
+            iz j = (iz)(h & (u64)(d->icap - 1));
+            while (d->index[j])
+                j = (j + 1) & (d->icap - 1);
+            d->index[j] = (i32)d->n;
+        }
+    }
+}
+
+bool tv_dict_get(const tv_dict *d, tv key, tv *out)
+{
+    switch ((tv_kind)key.kind) {
+    case TV_LIST: case TV_DICT:
+        return false;
+    default:
+        break;
+    }
+    iz k = dict_find(d, key, key_hash(key));
+    if (k < 0)
+        return false;
+    *out = d->e[k].val;
+    return true;
+}
+
+bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
+{
+    return tv_dict_get(d, tv_str(key), out);
+}
+
+static tv from_json(tmpl_rt *rt, const json *j, int depth)
+{
+    if (depth > PYFMT_MAX_DEPTH)
+        tmpl_fail(rt, ERR_LIMIT, "JSON nested deeper than %d", PYFMT_MAX_DEPTH);
+    switch (j->type) {
+    case JSON_NULL:  return tv_none();
+    case JSON_BOOL:  return tv_bool(j->u.b);
+    case JSON_FLOAT: return tv_float(j->u.f);
+    case JSON_STR:   return tv_str(j->u.s);
+    case JSON_INT:
+        if (!j->big)
+            return tv_int(j->u.i);
+        else {
+            buf b = {0};
+            bool ok = pyfmt_int_text(&b, j->num);
+            tv v = {.kind = TV_BIGINT};
+            if (ok && !b.failed)
+                v.u.s = arena_strdup(rt->a, buf_view(&b));
+            buf_free(&b);
+            if (!ok)
+                tmpl_fail(rt, ERR_LIMIT, "an integer of more digits than Python converts");
+            return v;
+        }
+    case JSON_ARR: {
+        tv v = tv_list_new(rt, j->u.arr.n);
+        for (iz i = 0; i < j->u.arr.n; i++)
+            v.u.list->v[i] = from_json(rt, &j->u.arr.items[i], depth + 1);
+        v.u.list->origin = j;
+        return v;
+    }
+    case JSON_OBJ: {
+        tv v = tv_dict_new(rt, j->u.obj.n);
+        bool repeated = false;
+        for (iz i = 0; i < j->u.obj.n; i++) {
+            const json_member *m = &j->u.obj.members[i];
+            iz before = v.u.dict->n;
+            tv_dict_set(rt, v.u.dict, tv_str(m->key), from_json(rt, &m->val, depth + 1));
+            repeated |= v.u.dict->n == before;
+        }
+        /* pyfmt_json_dumps treats repeated keys as Python does, so the
+         * tree stays a faithful origin either way. */
+        (void)repeated;
+        v.u.dict->origin = j;
+        return v;
+    }
+    }
+    return tv_none();
+}
+
+tv tv_from_json(tmpl_rt *rt, const json *j)
+{
+    return from_json(rt, j, 0);
+}
+
+/* ---- protocols --------------------------------------------------------- */
+
+const char *tv_type_name(tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_UNDEF:  return "Undefined";
+    case TV_NONE:   return "NoneType";
+    case TV_BOOL:   return "bool";
+    case TV_INT:
+    case TV_BIGINT: return "int";
+    case TV_FLOAT:  return "float";
+    case TV_STR:    return v.flags & TVF_SAFE ? "Markup" : "str";
+    case TV_LIST:   return "list";
+    case TV_TUPLE:  return "tuple";
+    case TV_DICT:   return "dict";
+    case TV_NS:     return "Namespace";
+    case TV_LOOP:   return "LoopContext";
+    case TV_MACRO:  return "Macro";
+    case TV_FUNC:
+        switch (v.id) {
+        case TVFN_RANGE: case TVFN_DICT: return "type";
+        case TVFN_CYCLER: case TVFN_JOINER: case TVFN_NAMESPACE: return "type";
+        default: return "function";
+        }
+    case TV_METHOD:
+        return v.u.method->self.kind == TV_LOOP || v.u.method->self.kind == TV_CYCLER
+                   ? "method" : "builtin_function_or_method";
+    case TV_CYCLER: return "Cycler";
+    case TV_JOINER: return "Joiner";
+    case TV_KIND_COUNT: break;
+    }
+    return "object";
+}
+
+bool tv_truthy(tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_UNDEF:  return false;
+    case TV_NONE:   return false;
+    case TV_BOOL:   return v.u.b;
+    case TV_INT:    return v.u.i != 0;
+    case TV_BIGINT: return true;
+    case TV_FLOAT:  return v.u.f != 0.0;
+    case TV_STR:    return v.u.s.len > 0;
+    case TV_LIST:
+    case TV_TUPLE:  return v.u.list->n > 0;
+    case TV_DICT:   return v.u.dict->n > 0;
+    default:        return true;
+    }
+}
+
+static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int depth);
+static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth);
+
+static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
+{
+    if (depth > PYFMT_MAX_DEPTH)
+        tmpl_raise(rt, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+    switch ((tv_kind)v.kind) {
+    case TV_STR: {
+        arena_mark m = arena_save(rt->a);
+        if (v.flags & TVF_SAFE)
+            buf_cstr(b, "Markup(");
+        buf_str(b, pystr_repr(rt->a, v.u.s));
+        if (v.flags & TVF_SAFE)
+            buf_byte(b, ')');
+        arena_restore(rt->a, m);
+        break;
+    }
+    case TV_UNDEF:
+        /* Undefined.__repr__ */
+        buf_cstr(b, "Undefined");
+        break;
+    case TV_LIST:
+    case TV_TUPLE:
+        write_seq(rt, b, v.u.list, v.kind == TV_TUPLE, depth);
+        break;
+    case TV_DICT:
+        write_dict(rt, b, v.u.dict, depth);
+        break;
+    case TV_NS:
+        buf_cstr(b, "<Namespace ");
+        write_dict(rt, b, v.u.dict, depth);
+        buf_byte(b, '>');
+        break;
+    case TV_LOOP:
+        buf_printf(b, "<LoopContext %lld/%lld>", (long long)(v.u.loop->i + 1),
+                   (long long)v.u.loop->n);
+        break;
+    case TV_MACRO:
+        buf_cstr(b, "<Macro ");
+        if (v.u.macro->name.len) {
+            arena_mark m = arena_save(rt->a);
+            buf_str(b, pystr_repr(rt->a, v.u.macro->name));
+            arena_restore(rt->a, m);
+        } else {
+            buf_cstr(b, "anonymous");
+        }
+        buf_byte(b, '>');
+        break;
+    case TV_FUNC:
+    case TV_METHOD:
+    case TV_CYCLER:
+    case TV_JOINER:
+        /* Python prints an object address here. */
+        tmpl_fail(rt, ERR_UNSUPPORTED, "printing a %s object (Python prints its address)",
+                  tv_type_name(v));
+    default:
+        tv_write_str(rt, b, v);
+        return;
+    }
+    check_buf(rt, b);
+}
+
+static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int depth)
+{
+    buf_byte(b, tuple ? '(' : '[');
+    for (iz i = 0; i < l->n; i++) {
+        if (i)
+            buf_cstr(b, ", ");
+        write_repr_depth(rt, b, l->v[i], depth + 1);
+    }
+    if (tuple && l->n == 1)
+        buf_byte(b, ',');
+    buf_byte(b, tuple ? ')' : ']');
+}
+
+static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth)
+{
+    buf_byte(b, '{');
+    for (iz i = 0; i < d->n; i++) {
+        if (i)
+            buf_cstr(b, ", ");
+        write_repr_depth(rt, b, d->e[i].key, depth + 1);
+        buf_cstr(b, ": ");
+        write_repr_depth(rt, b, d->e[i].val, depth + 1);
+    }
+    buf_byte(b, '}');
+}
+
+void tv_write_repr(tmpl_rt *rt, buf *b, tv v)
+{
+    write_repr_depth(rt, b, v, 0);
+}
+
+void tv_write_str(tmpl_rt *rt, buf *b, tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_UNDEF:  return;
+    case TV_NONE:   buf_cstr(b, "None"); break;
+    case TV_BOOL:   buf_cstr(b, v.u.b ? "True" : "False"); break;
+    case TV_INT:    pyfmt_int(b, v.u.i); break;
+    case TV_BIGINT: buf_str(b, v.u.s); break;
+    case TV_FLOAT:  pyfmt_float_repr(b, v.u.f); break;
+    case TV_STR:    buf_str(b, v.u.s); break;
+    default:        write_repr_depth(rt, b, v, 0); return;
+    }
+    check_buf(rt, b);
+}
+
+tv tv_str_from_buf(tmpl_rt *rt, const buf *b)
+{
+    if (b->failed)
+        tmpl_fail(rt, ERR_NOMEM, "out of memory building a string");
+    return tv_str(arena_strdup(rt->a, buf_view(b)));
+}
+
+tv tv_to_str(tmpl_rt *rt, tv v)
+{
+    if (v.kind == TV_STR)
+        return v;
+    if (v.kind == TV_UNDEF)
+        return tv_str(S(""));
+    if (v.kind == TV_BIGINT)
+        return tv_str(v.u.s);
+    iz mark = rt->tmp.len;
+    tv_write_str(rt, &rt->tmp, v);
+    tv r = tv_str(arena_strdup(rt->a, str_from(rt->tmp.data + mark, rt->tmp.len - mark)));
+    rt->tmp.len = mark;
+    return r;
+}
+
+/* ---- comparison -------------------------------------------------------- */
+
+/* Sign of a canonical decimal big int, and comparison of two of them. */
+static int big_cmp(str a, str b)
+{
+    bool na = a.len && a.s[0] == '-', nb = b.len && b.s[0] == '-';
+    if (na != nb)
+        return na ? -1 : 1;
+    int sign = na ? -1 : 1;
+    if (a.len != b.len)
+        return a.len < b.len ? -sign : sign;
+    int c = memcmp(a.s, b.s, (size_t)a.len);
+    return c < 0 ? -sign : c > 0 ? sign : 0;
+}
+
+/* Numeric comparison of two numbers; *ok false when not both numbers. */
+static int num_cmp(tv a, tv b, bool *ok)
+{
+    *ok = true;
+    if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
+        if (a.kind == TV_BIGINT && b.kind == TV_BIGINT)
+            return big_cmp(a.u.s, b.u.s);
+        tv big = a.kind == TV_BIGINT ? a : b, other = a.kind == TV_BIGINT ? b : a;
+        int sign = big.u.s.s[0] == '-' ? -1 : 1;
+        int r = sign;   /* |big| exceeds every i64; floats compare by magnitude below */
+        if (other.kind == TV_FLOAT) {
+            char tmp[400];
+            iz n = MIN(big.u.s.len, (iz)sizeof tmp - 1);
+            memcpy(tmp, big.u.s.s, (size_t)n);
+            tmp[n] = 0;
+            double bf = strtod(tmp, NULL);
+            double of = other.u.f;
+            if (isnan(of)) {
+                *ok = false;   /* unordered: every comparison false */
+                return 0;
+            }
+            r = bf < of ? -1 : bf > of ? 1 : 0;
+        }
+        return a.kind == TV_BIGINT ? r : -r;
+    }
+    if (a.kind == TV_FLOAT || b.kind == TV_FLOAT) {
+        double x = a.kind == TV_FLOAT ? a.u.f : (double)(a.kind == TV_BOOL ? a.u.b : a.u.i);
+        double y = b.kind == TV_FLOAT ? b.u.f : (double)(b.kind == TV_BOOL ? b.u.b : b.u.i);
+        if (isnan(x) || isnan(y)) {
+            *ok = false;   /* unordered: every comparison false */
+            return 0;
+        }
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
+    i64 x = a.kind == TV_BOOL ? a.u.b : a.u.i;
+    i64 y = b.kind == TV_BOOL ? b.u.b : b.u.i;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+bool tv_eq(tv a, tv b)
+{
+    if (tv_is_number(a) && tv_is_number(b)) {
+        bool ok;
+        int c = num_cmp(a, b, &ok);
+        return ok && c == 0;
+    }
+    if (a.kind != b.kind)
+        return false;
+    switch ((tv_kind)a.kind) {
+    case TV_UNDEF:
+    case TV_NONE:
+        return true;
+    case TV_STR:
+        return str_eq(a.u.s, b.u.s);
+    case TV_LIST:
+    case TV_TUPLE:
+        if (a.u.list == b.u.list)
+            return true;
+        if (a.u.list->n != b.u.list->n)
+            return false;
+        for (iz i = 0; i < a.u.list->n; i++)
+            if (!tv_eq(a.u.list->v[i], b.u.list->v[i]))
+                return false;
+        return true;
+    case TV_DICT:
+        if (a.u.dict == b.u.dict)
+            return true;
+        if (a.u.dict->n != b.u.dict->n)
+            return false;
+        for (iz i = 0; i < a.u.dict->n; i++) {
+            tv other;
+            if (!tv_dict_get(b.u.dict, a.u.dict->e[i].key, &other) ||
+                !tv_eq(a.u.dict->e[i].val, other))
+                return false;
+        }
+        return true;
+    case TV_FUNC:
+        return a.id == b.id;
+    case TV_METHOD:
+        return a.u.method->meth == b.u.method->meth && tv_eq(a.u.method->self, b.u.method->self);
+    default:
+        return a.u.list == b.u.list;   /* identity of the pointed-to object */
+    }
+}
+
+static const char *op_text(int op)
+{
+    switch (op) {
+    case TMPL_OP_LT: return "<";
+    case TMPL_OP_LE: return "<=";
+    case TMPL_OP_GT: return ">";
+    case TMPL_OP_GE: return ">=";
+    default: return "<";
+    }
+}
+
+/* <0, 0, >0, or 2 for "unordered" (NaN); raises TypeError for types Python
+ * does not order. `op` only names the operator in the message. */
+static int order(tmpl_rt *rt, int op, tv a, tv b)
+{
+    if (tv_is_number(a) && tv_is_number(b)) {
+        bool ok;
+        int c = num_cmp(a, b, &ok);
+        return ok ? c : 2;
+    }
+    if (a.kind == TV_UNDEF)
+        tv_undef_raise(rt, a);
+    if (b.kind == TV_UNDEF)
+        tv_undef_raise(rt, b);
+    if (a.kind == TV_STR && b.kind == TV_STR) {
+        iz n = MIN(a.u.s.len, b.u.s.len);
+        int c = n ? memcmp(a.u.s.s, b.u.s.s, (size_t)n) : 0;
+        if (c)
+            return c < 0 ? -1 : 1;
+        return a.u.s.len < b.u.s.len ? -1 : a.u.s.len > b.u.s.len ? 1 : 0;
+    }
+    if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && a.kind == b.kind) {
+        const tv_list *x = a.u.list, *y = b.u.list;
+        for (iz i = 0; i < x->n && i < y->n; i++) {
+            if (tv_eq(x->v[i], y->v[i]))
+                continue;
+            return order(rt, op, x->v[i], y->v[i]);
+        }
+        return x->n < y->n ? -1 : x->n > y->n ? 1 : 0;
+    }
+    tmpl_raise(rt, "TypeError", "'%s' not supported between instances of '%s' and '%s'",
+               op_text(op), tv_type_name(a), tv_type_name(b));
+}
+
+bool tv_compare(tmpl_rt *rt, int op, tv a, tv b)
+{
+    int c = order(rt, op, a, b);
+    if (c == 2)
+        return false;
+    switch (op) {
+    case TMPL_OP_LT: return c < 0;
+    case TMPL_OP_LE: return c <= 0;
+    case TMPL_OP_GT: return c > 0;
+    case TMPL_OP_GE: return c >= 0;
+    default: return false;
+    }
+}
+
+int tv_cmp3(tmpl_rt *rt, tv a, tv b)
+{
+    int c = order(rt, TMPL_OP_LT, a, b);
+    return c == 2 ? 0 : c;
+}
+
+bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
+{
+    switch ((tv_kind)hay.kind) {
+    case TV_STR:
+        if (needle.kind != TV_STR) {
+            if (needle.kind == TV_UNDEF)
+                tv_undef_raise(rt, needle);
+            tmpl_raise(rt, "TypeError", "'in <string>' requires string as left operand, not %s",
+                       tv_type_name(needle));
+        }
+        return pystr_find(hay.u.s, needle.u.s, 0, pystr_len(hay.u.s)) >= 0 ||
+               needle.u.s.len == 0;
+    case TV_LIST:
+    case TV_TUPLE:
+        for (iz i = 0; i < hay.u.list->n; i++)
+            if (tv_eq(hay.u.list->v[i], needle))
+                return true;
+        return false;
+    case TV_DICT: {
+        tv_hash(rt, needle);
+        tv out;
+        return tv_dict_get(hay.u.dict, needle, &out);
+    }
+    case TV_UNDEF:
+        /* Undefined iterates as empty: `x in undefined` is false. */
+        return false;
+    default:
+        tmpl_raise(rt, "TypeError", "argument of type '%s' is not iterable", tv_type_name(hay));
+    }
+}
+
+iz tv_len(tmpl_rt *rt, tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_STR:   return pystr_len(v.u.s);
+    case TV_LIST:
+    case TV_TUPLE: return v.u.list->n;
+    case TV_DICT:  return v.u.dict->n;
+    case TV_UNDEF: return 0;
+    case TV_LOOP:  return v.u.loop->n;
+    default:
+        tmpl_raise(rt, "TypeError", "object of type '%s' has no len()", tv_type_name(v));
+    }
+}
+
+const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_LIST:
+    case TV_TUPLE:
+        *n = v.u.list->n;
+        return v.u.list->v;
+    case TV_DICT: {
+        const tv_dict *d = v.u.dict;
+        tv *keys = d->n ? NEW_NZ(rt->a, tv, d->n) : NULL;
+        for (iz i = 0; i < d->n; i++)
+            keys[i] = d->e[i].key;
+        *n = d->n;
+        return keys;
+    }
+    case TV_STR: {
+        str s = v.u.s;
+        iz cnt = pystr_len(s);
+        tv *chars = cnt ? NEW_NZ(rt->a, tv, cnt) : NULL;
+        iz i = 0, k = 0;
+        while (i < s.len) {
+            iz j = i + utf8_len(s.s[i]);
+            chars[k++] = tv_str(str_cut(s, i, j));
+            i = j;
+        }
+        *n = cnt;
+        return chars;
+    }
+    case TV_UNDEF:
+        *n = 0;
+        return NULL;
+    default:
+        tmpl_raise(rt, "TypeError", "'%s' object is not iterable", tv_type_name(v));
+    }
+}
+
+/* ---- attribute and item access ----------------------------------------- */
+
+static tv bound(tmpl_rt *rt, tv self, tv_meth m)
+{
+    tv_method *bm = NEW(rt->a, tv_method, 1);
+    bm->self = self;
+    bm->meth = (u16)m;
+    tv v = {.kind = TV_METHOD};
+    v.u.method = bm;
+    return v;
+}
+
+/* Mutating methods the immutable sandbox refuses (jinja2.sandbox
+ * _mutable_spec for list and dict; tuples and strings have none). */
+static bool unsafe_method(tv_kind k, str name)
+{
+    static const char *const list_m[] = {"append", "clear", "extend", "insert", "pop",
+                                         "remove", "reverse", "sort", NULL};
+    static const char *const dict_m[] = {"clear", "pop", "popitem", "setdefault",
+                                         "update", NULL};
+    const char *const *m = k == TV_LIST ? list_m : k == TV_DICT ? dict_m : NULL;
+    for (; m && *m; m++)
+        if (str_eq(name, str_cstr(*m)))
+            return true;
+    return false;
+}
+
+static tv unsafe_undef(tmpl_rt *rt, tv obj, str name)
+{
+    buf b = {0};
+    buf_cstr(&b, "access to attribute ");
+    arena_mark m = arena_save(rt->a);
+    str r = pystr_repr(rt->a, name);
+    buf_str(&b, r);
+    arena_restore(rt->a, m);
+    buf_printf(&b, " of '%s' object is unsafe.", tv_type_name(obj));
+    const char *hint = NULL;
+    if (!b.failed)
+        hint = (const char *)arena_strdup(rt->a, buf_view(&b)).s;
+    buf_free(&b);
+    if (!hint)
+        tmpl_fail(rt, ERR_NOMEM, "out of memory");
+    return tv_undef_hint(rt, "SecurityError", hint);
+}
+
+/* A Python attribute of obj that exists, or false. Sets *out. */
+static bool python_attr(tmpl_rt *rt, tv obj, str name, tv *out)
+{
+    if (name.len >= 2 && name.s[0] == '_' && name.s[1] == '_' &&
+        (obj.kind == TV_STR || obj.kind == TV_LIST || obj.kind == TV_DICT || obj.kind == TV_TUPLE)) {
+        /* dunder attributes exist on every object and are never safe */
+        *out = unsafe_undef(rt, obj, name);
+        return true;
+    }
+    switch ((tv_kind)obj.kind) {
+    case TV_STR: case TV_DICT: case TV_LIST: case TV_TUPLE: case TV_CYCLER: {
+        if (unsafe_method((tv_kind)obj.kind, name)) {
+            *out = unsafe_undef(rt, obj, name);
+            return true;
+        }
+        tv_meth m = tmpl_method_lookup(obj.kind, name);
+        if (m == TVM_NONE)
+            return false;
+        if (m == TVM_CYCLER_CURRENT) {
+            const tv_cycler *c = obj.u.cycler;
+            *out = c->n ? c->items[c->pos] : tv_none();
+            return true;
+        }
+        *out = bound(rt, obj, m);
+        return true;
+    }
+    case TV_NS:
+        return tv_dict_get_str(obj.u.dict, name, out);
+    case TV_LOOP: {
+        const tv_loop *l = obj.u.loop;
+        if (str_eq(name, S("index")))     { *out = tv_int(l->i + 1); return true; }
+        if (str_eq(name, S("index0")))    { *out = tv_int(l->i); return true; }
+        if (str_eq(name, S("revindex")))  { *out = tv_int(l->n - l->i); return true; }
+        if (str_eq(name, S("revindex0"))) { *out = tv_int(l->n - l->i - 1); return true; }
+        if (str_eq(name, S("first")))     { *out = tv_bool(l->i == 0); return true; }
+        if (str_eq(name, S("last")))      { *out = tv_bool(l->i == l->n - 1); return true; }
+        if (str_eq(name, S("length")))    { *out = tv_int(l->n); return true; }
+        if (str_eq(name, S("depth")))     { *out = tv_int(l->depth0 + 1); return true; }
+        if (str_eq(name, S("depth0")))    { *out = tv_int(l->depth0); return true; }
+        if (str_eq(name, S("previtem"))) {
+            *out = l->i > 0 ? l->items[l->i - 1]
+                            : tv_undef_hint(rt, "UndefinedError", "there is no previous item");
+            return true;
+        }
+        if (str_eq(name, S("nextitem"))) {
+            *out = l->i + 1 < l->n ? l->items[l->i + 1]
+                                   : tv_undef_hint(rt, "UndefinedError", "there is no next item");
+            return true;
+        }
+        tv_meth m = tmpl_method_lookup(TV_LOOP, name);
+        if (m == TVM_NONE)
+            return false;
+        *out = bound(rt, obj, m);
+        return true;
+    }
+    case TV_MACRO:
+        if (str_eq(name, S("name"))) {
+            *out = obj.u.macro->name.len ? tv_str(obj.u.macro->name) : tv_none();
+            return true;
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
+tv tv_getattr(tmpl_rt *rt, tv obj, str name)
+{
+    if (obj.kind == TV_UNDEF)
+        tv_undef_raise(rt, obj);
+    tv out;
+    if (python_attr(rt, obj, name, &out))
+        return out;
+    if (obj.kind == TV_DICT && tv_dict_get_str(obj.u.dict, name, &out))
+        return out;
+    return tv_undef_attr(rt, obj, tv_str(name));
+}
+
+/* Python's index normalization for obj[i]: -1 when out of range. */
+static iz norm_index(i64 i, iz n)
+{
+    if (i < 0)
+        i += n;
+    return i < 0 || i >= n ? -1 : (iz)i;
+}
+
+tv tv_getitem(tmpl_rt *rt, tv obj, tv key)
+{
+    if (obj.kind == TV_UNDEF)
+        tv_undef_raise(rt, obj);
+    bool int_key = key.kind == TV_INT || key.kind == TV_BOOL;
+    i64 ik = key.kind == TV_BOOL ? key.u.b : key.u.i;
+    tv out;
+    switch ((tv_kind)obj.kind) {
+    case TV_DICT:
+        if (tv_dict_get(obj.u.dict, key, &out))
+            return out;
+        break;
+    case TV_LIST:
+    case TV_TUPLE:
+        if (int_key) {
+            iz k = norm_index(ik, obj.u.list->n);
+            if (k >= 0)
+                return obj.u.list->v[k];
+        }
+        break;
+    case TV_STR:
+        if (int_key) {
+            iz n = pystr_len(obj.u.s);
+            iz k = norm_index(ik, n);
+            if (k >= 0) {
+                iz b0 = pystr_offset(obj.u.s, k);
+                iz b1 = b0 + utf8_len(obj.u.s.s[b0]);
+                tv c = tv_str(str_cut(obj.u.s, b0, b1));
+                c.flags = obj.flags;
+                return c;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    if (key.kind == TV_STR && python_attr(rt, obj, key.u.s, &out))
+        return out;
+    return tv_undef_attr(rt, obj, key);
+}
+
+/* A slice bound: None for an absent part, ints and bools taken,
+ * anything else Python's TypeError. *has false when absent. */
+static i64 slice_part(tmpl_rt *rt, tv v, bool *has)
+{
+    *has = false;
+    if (v.kind == TV_NONE)
+        return 0;
+    if (v.kind == TV_INT) { *has = true; return v.u.i; }
+    if (v.kind == TV_BOOL) { *has = true; return v.u.b; }
+    tmpl_raise(rt, "TypeError",
+               "slice indices must be integers or None or have an __index__ method");
+}
+
+tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
+{
+    if (obj.kind == TV_UNDEF)
+        tv_undef_raise(rt, obj);
+    bool hs, he, hp;
+    i64 st = slice_part(rt, step, &hp);
+    if (!hp)
+        st = 1;
+    if (st == 0)
+        tmpl_raise(rt, "ValueError", "slice step cannot be zero");
+    i64 a = slice_part(rt, start, &hs), e = slice_part(rt, stop, &he);
+    if (obj.kind != TV_LIST && obj.kind != TV_TUPLE && obj.kind != TV_STR) {
+        /* Jinja compiles x[a:b] to Python's own subscript, not to the
+         * sandbox's getitem, so nothing turns this into an Undefined. */
+        if (obj.kind == TV_DICT)
+            tmpl_raise(rt, "TypeError", "unhashable type: 'slice'");
+        tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(obj));
+    }
+    iz n = obj.kind == TV_STR ? pystr_len(obj.u.s) : obj.u.list->n;
+    /* PySlice_AdjustIndices */
+    i64 lo, hi;
+    if (st > 0) {
+        lo = hs ? (a < 0 ? MAX(a + n, 0) : MIN(a, (i64)n)) : 0;
+        hi = he ? (e < 0 ? MAX(e + n, 0) : MIN(e, (i64)n)) : n;
+    } else {
+        lo = hs ? (a < 0 ? MAX(a + n, -1) : MIN(a, (i64)n - 1)) : n - 1;
+        hi = he ? (e < 0 ? MAX(e + n, -1) : MIN(e, (i64)n - 1)) : -1;
+    }
+    iz cnt = 0;
+    if (st > 0 && lo < hi)
+        cnt = (iz)((hi - lo - 1) / st + 1);
+    else if (st < 0 && lo > hi)
+        cnt = (iz)((lo - hi - 1) / (-st) + 1);
+    if (obj.kind == TV_STR) {
+        str s = obj.u.s;
+        if (st == 1) {
+            tv r = tv_str(str_cut(s, pystr_offset(s, (iz)lo), pystr_offset(s, (iz)(lo + cnt))));
+            r.flags = obj.flags;
+            return r;
+        }
+        /* Offsets of every code point, then pick. */
+        iz *off = NEW_NZ(rt->a, iz, n + 1);
+        for (iz i = 0, k = 0; k <= n; k++) {
+            off[k] = i;
+            if (i < s.len)
+                i += utf8_len(s.s[i]);
+        }
+        u8 *out = NEW_NZ(rt->a, u8, s.len + 1);
+        iz len = 0;
+        for (iz k = 0; k < cnt; k++) {
+            iz c = (iz)(lo + k * st);
+            iz w = off[c + 1] - off[c];
+            memcpy(out + len, s.s + off[c], (size_t)w);
+            len += w;
+        }
+        tv r = tv_str(str_from(out, len));
+        r.flags = obj.flags;
+        return r;
+    }
+    tv r = list_of_kind(rt, cnt, (tv_kind)obj.kind);
+    for (iz k = 0; k < cnt; k++)
+        r.u.list->v[k] = obj.u.list->v[lo + k * st];
+    return r;
+}

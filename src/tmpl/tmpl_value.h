@@ -1,0 +1,352 @@
+/* tmpl_value.h - the values a chat template computes with: Python's object
+ * model as far as Jinja2 templates reach it, and the per-render runtime
+ * (scratch arena, error exit) every operation on values takes.
+ * Internal to src/tmpl/: the evaluator (tmpl_eval.c), the filters and tests
+ * (tmpl_filters.c), the Python methods (tmpl_methods.c) use it.
+ *
+ * Values are 24-byte structs passed by value. Strings, lists, tuples and
+ * dicts point into the render's arena (or into the context's JSON tree, or
+ * the program's source) and are immutable once built, as the immutable
+ * sandbox guarantees; the one mutable object is a namespace().
+ *
+ * Errors: every operation that Python or Jinja would make raise calls
+ * tmpl_raise, which records the exception class, message and template line
+ * in the runtime and longjmps to the render's exit. Nothing is to be freed
+ * on that path: everything lives in the arena. */
+#ifndef TALLY_TMPL_VALUE_H
+#define TALLY_TMPL_VALUE_H
+
+#include <setjmp.h>
+
+#include "../base/arena.h"
+#include "../base/buf.h"
+#include "../base/err.h"
+#include "../json/json.h"
+
+typedef enum tv_kind {
+    TV_UNDEF = 0,  /* jinja2.Undefined: u.undef (NULL: a plain undefined with no name) */
+    TV_NONE,
+    TV_BOOL,       /* u.b */
+    TV_INT,        /* u.i */
+    TV_BIGINT,     /* u.s: decimal text of an int beyond i64 ("-123...", canonical) */
+    TV_FLOAT,      /* u.f */
+    TV_STR,        /* u.s: valid UTF-8; flags TVF_SAFE for markupsafe.Markup */
+    TV_LIST,       /* u.list */
+    TV_TUPLE,      /* u.list */
+    TV_DICT,       /* u.dict */
+    TV_NS,         /* u.dict: jinja2's Namespace (mutable attributes) */
+    TV_LOOP,       /* u.loop: jinja2's LoopContext */
+    TV_MACRO,      /* u.macro: a template macro (or a call block's caller) */
+    TV_FUNC,       /* id: a global function (tv_func) */
+    TV_METHOD,     /* u.method: a bound method of a value (tv_meth) */
+    TV_CYCLER,     /* u.cycler: jinja2's Cycler (mutable position) */
+    TV_JOINER,     /* u.joiner: jinja2's Joiner */
+    TV_KIND_COUNT
+} tv_kind;
+
+enum {
+    TVF_SAFE = 1,  /* TV_STR: a Markup string */
+};
+
+typedef struct tv         tv;
+typedef struct tv_list    tv_list;
+typedef struct tv_dict    tv_dict;
+typedef struct tv_undef   tv_undef;
+typedef struct tv_loop    tv_loop;
+typedef struct tv_macro   tv_macro;
+typedef struct tv_method  tv_method;
+typedef struct tv_cycler  tv_cycler;
+typedef struct tv_joiner  tv_joiner;
+
+struct tv {
+    u8  kind;      /* tv_kind */
+    u8  flags;     /* TVF_* */
+    u16 id;        /* TV_FUNC: tv_func */
+    union {
+        bool       b;
+        i64        i;
+        double     f;
+        str        s;
+        tv_list   *list;
+        tv_dict   *dict;
+        tv_undef  *undef;
+        tv_loop   *loop;
+        tv_macro  *macro;
+        tv_method *method;
+        tv_cycler *cycler;
+        tv_joiner *joiner;
+    } u;
+};
+
+/* Lists and tuples: n items. `origin` is the JSON array the list was made
+ * from (so tojson can write the source's tree directly), or NULL. */
+struct tv_list {
+    tv         *v;
+    iz          n;
+    const json *origin;
+};
+
+/* Dicts (and namespaces): entries in insertion order, Python's dict.
+ * Keys are hashable values (str, int, float, bool, none, tuple of those);
+ * 1, 1.0 and True are the same key, as in Python. `index` is an open
+ * addressing table of entry positions + 1 (0 = empty), built once the dict
+ * has more than a few entries. `origin` as for lists; cleared when a
+ * namespace changes. */
+typedef struct tv_entry {
+    tv  key, val;
+    u64 hash;
+} tv_entry;
+
+struct tv_dict {
+    tv_entry   *e;
+    iz          n, cap;
+    i32        *index;
+    iz          icap;   /* a power of two, or 0 */
+    const json *origin;
+};
+
+/* Why a value is undefined, for the message raised when it is used
+ * (jinja2.Undefined._undefined_message):
+ *   hint set:           the hint itself
+ *   no obj:             "'name' is undefined"
+ *   key not a str:      "<type of obj> has no element <repr(key)>"
+ *   else:               "'<type of obj>' has no attribute 'key'"
+ * where the type reads "None" for None and "dict object", "str object",
+ * ... otherwise. `exc` is the class raised: "UndefinedError", or
+ * "SecurityError" for the sandbox's unsafe attributes. */
+struct tv_undef {
+    bool        has_obj;
+    tv          obj;
+    tv          key;       /* a TV_STR name, or any value used as a key */
+    const char *hint;      /* NULL or a complete message */
+    const char *exc;
+};
+
+/* A loop's state as the template sees it through `loop`. */
+struct tv_loop {
+    const tv *items;       /* all items of the (filtered) iterable */
+    iz        n;           /* loop.length */
+    iz        i;           /* loop.index0 */
+    i32       depth0;      /* loop.depth0 */
+    const void *node;      /* the recursive FOR node, for loop(x); NULL if not recursive */
+    void       *frame;     /* the evaluator's frame the loop runs in */
+    tv          changed_last;  /* loop.changed(*args): the last arguments (a tuple) */
+    bool        changed_set;   /* ... once it has been called */
+};
+
+/* A macro value: the node (TMPL_MACRO or the body of TMPL_CALL_BLOCK /
+ * TMPL_GENERATION) and the scope it closes over (the evaluator's). */
+struct tv_macro {
+    const void *node;
+    void       *closure;
+    str         name;      /* "caller" for call blocks */
+    u8          uses;      /* TVM_USES_*: names the body reads */
+};
+enum { TVM_USES_CALLER = 1, TVM_USES_VARARGS = 2, TVM_USES_KWARGS = 4 };
+
+/* A bound method: Python's `receiver.name`, called later. */
+struct tv_method {
+    tv  self;
+    u16 meth;              /* tv_meth */
+};
+
+struct tv_cycler { const tv *items; iz n, pos; };
+struct tv_joiner { str sep; bool used; };
+
+/* Global functions of the environment. */
+typedef enum tv_func {
+    TVFN_RANGE = 1, TVFN_DICT, TVFN_LIPSUM, TVFN_CYCLER, TVFN_JOINER,
+    TVFN_NAMESPACE, TVFN_RAISE_EXCEPTION, TVFN_STRFTIME_NOW,
+    TVFN_COUNT
+} tv_func;
+
+/* Methods reachable as attributes (tmpl_methods.c). Mutating methods of
+ * list and dict are not here: the sandbox answers with an Undefined that
+ * raises SecurityError. */
+typedef enum tv_meth {
+    TVM_NONE = 0,
+    /* str */
+    TVM_STR_CAPITALIZE, TVM_STR_CASEFOLD, TVM_STR_CENTER, TVM_STR_COUNT,
+    TVM_STR_ENDSWITH, TVM_STR_EXPANDTABS, TVM_STR_FIND, TVM_STR_FORMAT,
+    TVM_STR_INDEX, TVM_STR_ISALNUM, TVM_STR_ISALPHA, TVM_STR_ISASCII,
+    TVM_STR_ISDECIMAL, TVM_STR_ISDIGIT, TVM_STR_ISIDENTIFIER, TVM_STR_ISLOWER,
+    TVM_STR_ISNUMERIC, TVM_STR_ISPRINTABLE, TVM_STR_ISSPACE, TVM_STR_ISTITLE,
+    TVM_STR_ISUPPER, TVM_STR_JOIN, TVM_STR_LJUST, TVM_STR_LOWER, TVM_STR_LSTRIP,
+    TVM_STR_PARTITION, TVM_STR_REMOVEPREFIX, TVM_STR_REMOVESUFFIX,
+    TVM_STR_REPLACE, TVM_STR_RFIND, TVM_STR_RINDEX, TVM_STR_RJUST,
+    TVM_STR_RPARTITION, TVM_STR_RSPLIT, TVM_STR_RSTRIP, TVM_STR_SPLIT,
+    TVM_STR_SPLITLINES, TVM_STR_STARTSWITH, TVM_STR_STRIP, TVM_STR_SWAPCASE,
+    TVM_STR_TITLE, TVM_STR_UPPER, TVM_STR_ZFILL,
+    /* dict */
+    TVM_DICT_GET, TVM_DICT_ITEMS, TVM_DICT_KEYS, TVM_DICT_VALUES, TVM_DICT_COPY,
+    /* list and tuple */
+    TVM_LIST_INDEX, TVM_LIST_COUNT, TVM_LIST_COPY,
+    /* jinja objects */
+    TVM_LOOP_CYCLE, TVM_LOOP_CHANGED, TVM_CYCLER_NEXT, TVM_CYCLER_RESET,
+    TVM_CYCLER_CURRENT,
+    TVM_COUNT
+} tv_meth;
+
+/* ---- the runtime of one render ---------------------------------------- */
+
+enum {
+    TMPL_MAX_CALL_DEPTH = 400,        /* nested macro calls / recursive loops */
+    TMPL_MAX_ITERATIONS = 10000000,   /* loop iterations of one render */
+    TMPL_MAX_OUTPUT     = 64 << 20,   /* bytes of one rendering and of any string */
+};
+
+typedef struct tmpl_rt {
+    arena   *a;            /* the render's scratch arena */
+    jmp_buf *jb;           /* tmpl_raise jumps here */
+    i32      line;         /* template line being evaluated (for errors) */
+    i32      depth;        /* macro call depth */
+    i64      iterations;   /* loop iterations so far */
+    i64      now;          /* strftime_now's clock: seconds since the epoch, local = UTC */
+    /* Counts the stores that can carry a value made inside a loop iteration
+     * out of it (a namespace attribute, a macro definition, loop.changed's
+     * memory): while it stays the same, the evaluator releases an
+     * iteration's allocations at its end. Whoever stores a new value into
+     * an object made earlier must increment it. */
+    u64      escapes;
+    /* the error, once raised */
+    const char *exc;       /* Python class: "UndefinedError", "TypeError", ... ;
+                              NULL for our own failures (code says which) */
+    int      code;         /* ERR_TEMPLATE for Python/Jinja exceptions, else ERR_* */
+    char     msg[ERR_MSG_MAX];
+    buf      tmp;          /* scratch for str()/repr() building; see tv_sb_* */
+} tmpl_rt;
+
+/* Raises a Python/Jinja exception of class `exc` (a string literal) with a
+ * printf message; never returns. */
+_Noreturn void tmpl_raise(tmpl_rt *rt, const char *exc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Fails with one of our own codes (ERR_LIMIT, ERR_UNSUPPORTED, ERR_NOMEM). */
+_Noreturn void tmpl_fail(tmpl_rt *rt, int code, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Raises the error an Undefined stands for (its class and message). */
+_Noreturn void tv_undef_raise(tmpl_rt *rt, tv v);
+
+/* ---- construction ------------------------------------------------------ */
+
+static inline tv tv_none(void)        { tv v = {.kind = TV_NONE}; return v; }
+static inline tv tv_bool(bool b)      { tv v = {.kind = TV_BOOL}; v.u.b = b; return v; }
+static inline tv tv_int(i64 i)        { tv v = {.kind = TV_INT}; v.u.i = i; return v; }
+static inline tv tv_float(double f)   { tv v = {.kind = TV_FLOAT}; v.u.f = f; return v; }
+static inline tv tv_str(str s)        { tv v = {.kind = TV_STR}; v.u.s = s; return v; }
+static inline tv tv_undef_plain(void) { tv v = {.kind = TV_UNDEF}; return v; }
+static inline bool tv_is_undef(tv v)  { return v.kind == TV_UNDEF; }
+static inline bool tv_is_str(tv v)    { return v.kind == TV_STR; }
+static inline bool tv_is_seq(tv v)    { return v.kind == TV_LIST || v.kind == TV_TUPLE; }
+static inline bool tv_is_dict(tv v)   { return v.kind == TV_DICT; }
+static inline bool tv_is_int(tv v)    { return v.kind == TV_INT || v.kind == TV_BIGINT || v.kind == TV_BOOL; }
+static inline bool tv_is_number(tv v) { return tv_is_int(v) || v.kind == TV_FLOAT; }
+
+/* Undefined values with their reason (see tv_undef). */
+tv tv_undef_name(tmpl_rt *rt, str name);                 /* 'name' is undefined */
+tv tv_undef_attr(tmpl_rt *rt, tv obj, tv key);           /* obj has no attribute/element key */
+tv tv_undef_hint(tmpl_rt *rt, const char *exc, const char *hint);
+/* The message an Undefined raises, written to `b`. */
+void tv_undef_message(tmpl_rt *rt, buf *b, tv v);
+
+/* A string copied into the arena. */
+tv tv_str_copy(tmpl_rt *rt, str s);
+/* A list or tuple of n items, zeroed (TV_UNDEF); fill v->u.list->v[i]. */
+tv tv_list_new(tmpl_rt *rt, iz n);
+tv tv_tuple_new(tmpl_rt *rt, iz n);
+tv tv_pair(tmpl_rt *rt, tv a, tv b);                     /* the tuple (a, b) */
+/* An empty dict with room for `cap` entries (it grows). */
+tv tv_dict_new(tmpl_rt *rt, iz cap);
+/* d[key] = val (key must be hashable: TypeError "unhashable type: 'list'"
+ * otherwise); a new key goes last, an existing one keeps its place. */
+void tv_dict_set(tmpl_rt *rt, tv_dict *d, tv key, tv val);
+/* d[key]: true and *out set when present. A str key by its bytes. */
+bool tv_dict_get(const tv_dict *d, tv key, tv *out);
+bool tv_dict_get_str(const tv_dict *d, str key, tv *out);
+/* The values of a JSON tree: objects become dicts (a repeated key keeps its
+ * first place and its last value), arrays lists, numbers int/bigint/float. */
+tv tv_from_json(tmpl_rt *rt, const json *j);
+
+/* ---- Python's protocols ------------------------------------------------ */
+
+/* type(v).__name__ as Python error messages print it: "str", "int",
+ * "NoneType", "dict", "list", "tuple", "Undefined", "Namespace", ... */
+const char *tv_type_name(tv v);
+/* bool(v). Undefined is false. */
+bool tv_truthy(tv v);
+/* str(v) and repr(v), appended to b. str of an Undefined is "" (a plain
+ * Undefined prints nothing; Jinja does not raise there). Big values fail
+ * with ERR_LIMIT past TMPL_MAX_OUTPUT. */
+void tv_write_str(tmpl_rt *rt, buf *b, tv v);
+void tv_write_repr(tmpl_rt *rt, buf *b, tv v);
+/* str(v) as a value: v itself for a string, else a new arena string. */
+tv tv_to_str(tmpl_rt *rt, tv v);
+/* Copies b's bytes into the arena as a string (b is left as is). */
+tv tv_str_from_buf(tmpl_rt *rt, const buf *b);
+
+/* a == b (never raises; 1 == 1.0 == True; Undefined == Undefined). */
+bool tv_eq(tv a, tv b);
+/* a < b etc. with Python's rules (numbers with numbers, str with str by code
+ * point, lists and tuples lexicographically); TypeError "'<' not supported
+ * between instances of 'str' and 'int'" otherwise. op: TMPL_OP_LT/LE/GT/GE. */
+bool tv_compare(tmpl_rt *rt, int op, tv a, tv b);
+/* Three-way comparison used by sorting: <0, 0, >0; TypeError as above. */
+int tv_cmp3(tmpl_rt *rt, tv a, tv b);
+/* `needle in hay` (str in str by substring, else by ==; dict by key).
+ * TypeError "argument of type 'NoneType' is not iterable",
+ * "'in <string>' requires string as left operand, not int". Undefined hay
+ * raises its UndefinedError. */
+bool tv_contains(tmpl_rt *rt, tv hay, tv needle);
+/* len(v): code points of a str; TypeError "object of type 'int' has no
+ * len()"; Undefined has length 0. */
+iz tv_len(tmpl_rt *rt, tv v);
+/* hash for dict keys; TypeError "unhashable type: 'dict'" for unhashables. */
+u64 tv_hash(tmpl_rt *rt, tv v);
+
+/* The items iteration yields, as an array: list/tuple items, dict keys,
+ * one-character strings of a str; an Undefined yields nothing. TypeError
+ * "'NoneType' object is not iterable" for the rest. The array may alias
+ * the value's own storage: do not write to it. */
+const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n);
+
+/* Jinja's sandboxed attribute access obj.name: a Python attribute first
+ * (a str/dict/list method as a bound method, loop.index, a namespace
+ * attribute), then obj[name], else an Undefined for (obj, name); unsafe
+ * attributes (mutating methods, names starting with '_') give an Undefined
+ * raising SecurityError "access to attribute 'append' of 'list' object is
+ * unsafe.". An Undefined obj raises its error. */
+tv tv_getattr(tmpl_rt *rt, tv obj, str name);
+/* Jinja's obj[key]: Python's subscript first (list/tuple/str by int with
+ * negative indices, dict by key), then, for a str key, the attribute, else
+ * an Undefined. Slicing is tv_slice. An Undefined obj raises. */
+tv tv_getitem(tmpl_rt *rt, tv obj, tv key);
+/* obj[start:stop:step] of a list, tuple or str (absent parts are
+ * TV_NONE); ValueError "slice step cannot be zero"; TypeError "'NoneType' object
+ * is not subscriptable" for what cannot be sliced (Jinja slices with Python's own
+ * subscript, so no Undefined comes back). */
+tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step);
+
+/* Arguments of a call as evaluated: positional then keyword. */
+typedef struct tv_args {
+    const tv  *pos;
+    i32        npos;
+    const str *kwname;
+    const tv  *kw;
+    i32        nkw;
+} tv_args;
+
+/* Calls a bound method (tmpl_methods.c). */
+tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args);
+/* The method `name` of a value of kind `kind` (TV_STR, TV_DICT, TV_LIST,
+ * TV_TUPLE, TV_LOOP, TV_CYCLER), or TVM_NONE. */
+tv_meth tmpl_method_lookup(int kind, str name);
+
+/* Filters and tests (tmpl_filters.c). `v` is the filtered value; `id` a
+ * tmpl_filter_id / tmpl_test_id (never UNKNOWN: the evaluator raises for
+ * those). Argument errors raise TypeError as Python would. */
+tv   tmpl_filter_apply(tmpl_rt *rt, int id, tv v, const tv_args *args);
+bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args);
+
+/* json.dumps of a value as transformers' tojson does it (ensure_ascii,
+ * indent, separators, sort_keys as pyfmt_dumps_opts), appended to b.
+ * TypeError "Object of type Undefined is not JSON serializable" etc. */
+void tv_write_json(tmpl_rt *rt, buf *b, tv v, const void *pyfmt_opts);
+
+#endif

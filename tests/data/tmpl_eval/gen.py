@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""Writes cases.jsonl: evaluator cases (statements, scoping, expressions,
+errors) rendered by the reference, Jinja2 in the environment transformers
+builds for chat templates (../shared/oracle/oracle.py). Run from the
+project root with the interpreter that has Debian's Jinja2 3.1.2:
+
+    /usr/bin/python3 tests/data/tmpl_eval/gen.py > tests/data/tmpl_eval/cases.jsonl
+"""
+import json
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+shared = os.environ.get("TALLY_SHARED", os.path.join(here, "..", "..", "..", "..", "shared"))
+sys.path.insert(0, os.path.join(shared, "oracle"))
+import oracle  # noqa: E402  (the oracle's environment, unmodified)
+import jinja2  # noqa: E402
+
+assert jinja2.__version__ == "3.1.2", jinja2.__version__
+
+NOW = "2025-01-15T12:00:00"
+
+CASES = [
+    # text, output, whitespace control
+    ("text", "hello", {}),
+    ("out_int", "{{ 1 }}|{{ -3 }}|{{ 10000000000 }}", {}),
+    ("out_float", "{{ 1.0 }}|{{ 0.1 + 0.2 }}|{{ 1e-5 }}|{{ 1.5e300 * 10 }}|{{ 2.5 }}", {}),
+    ("out_none_bool", "{{ none }}|{{ true }}|{{ False }}|{{ None }}", {}),
+    ("out_list", "{{ [1, 'a', none, true, 1.0, [2], {'k': 'v'}] }}", {}),
+    ("out_tuple", "{{ (1,) }}|{{ (1, 2) }}|{{ () }}|{{ 1, 2 }}", {}),
+    ("out_dict", "{{ {'a': 1, 'b': [1, 2], 3: 'x'} }}", {}),
+    ("out_str_repr", "{{ ['it\\'s', \"q\\\"\", 'nl\\n', 'tab\\t', 'é', '\\x00'] }}", {}),
+    ("out_undefined", "[{{ nothing }}]", {}),
+    ("ws_control", "a  {{- 1 -}}  b {%- if true %} c {% endif -%}  d", {}),
+    ("trim_blocks", "{% if true %}\nA\n{% endif %}\nB\n", {}),
+    ("lstrip_blocks", "  {% if true %}\n  x\n  {% endif %}\n", {}),
+    ("comment", "a{# c #}b{#- c -#} c", {}),
+    ("raw", "{% raw %}{{ x }}{% endraw %}", {}),
+    # if
+    ("if_elif", "{% for x in [1, 2, 3] %}{% if x == 1 %}one{% elif x == 2 %}two{% else %}other{% endif %},{% endfor %}", {}),
+    ("if_truthiness", "{% for x in [0, 1, '', 'a', [], [0], {}, none, 0.0] %}{{ 'T' if x else 'F' }}{% endfor %}", {}),
+    ("if_undefined", "{% if foo %}y{% else %}n{% endif %}{% if foo.bar is defined %}{% endif %}", {}),
+    # for
+    ("for_loop_vars", "{% for x in 'abc' %}{{ loop.index }}{{ loop.index0 }}{{ loop.revindex }}{{ loop.revindex0 }}{{ loop.first }}{{ loop.last }}{{ loop.length }}{{ loop.depth }};{% endfor %}", {}),
+    ("for_prev_next", "{% for x in [1, 2, 3] %}{{ loop.previtem }}-{{ loop.nextitem }};{% endfor %}", {}),
+    ("for_cycle", "{% for x in range(5) %}{{ loop.cycle('a', 'b') }}{% endfor %}", {}),
+    ("for_unpack", "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}", {"d": {"a": 1, "b": [2]}}),
+    ("for_dict_keys", "{% for k in d %}{{ k }}{% endfor %}", {"d": {"x": 1, "y": 2}}),
+    ("for_filter", "{% for x in range(10) if x is odd %}{{ x }}{{ loop.length }}{% if loop.last %}!{% endif %} {% endfor %}", {}),
+    ("for_else", "{% for x in [] %}x{% else %}empty{% endfor %}|{% for x in [1] if x > 5 %}x{% else %}none passed{% endfor %}", {}),
+    ("for_break_continue", "{% for x in range(10) %}{% if x == 2 %}{% continue %}{% endif %}{% if x == 5 %}{% break %}{% endif %}{{ x }}{% endfor %}", {}),
+    ("for_recursive", "{% for item in tree recursive %}[{{ item.name }}{% if item.children %}{{ loop(item.children) }}{% endif %}:{{ loop.depth }}]{% endfor %}",
+     {"tree": [{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}, {"name": "d"}]}),
+    ("for_nested_loop", "{% for a in [1, 2] %}{% set outer = loop %}{% for b in [3, 4] %}{{ outer.index }}{{ loop.index }} {% endfor %}{% endfor %}", {}),
+    ("for_undefined", "{% for x in nothing %}x{% else %}e{% endfor %}", {}),
+    ("for_none", "{% for x in none %}x{% endfor %}", {}),
+    ("for_unpack_short", "{% for a, b in [[1, 2], [3]] %}{{ a }}{% endfor %}", {}),
+    ("for_unpack_int", "{% for a, b in [1] %}{{ a }}{% endfor %}", {}),
+    ("for_unpack_long", "{% for a, b in [[1, 2, 3]] %}{{ a }}{% endfor %}", {}),
+    # scoping
+    ("scope_loop_set", "{% set c = 0 %}{% for i in [1, 2, 3] %}{% set c = c + 1 %}{{ c }}{% endfor %}|{{ c }}", {}),
+    ("scope_loop_read_before_set", "{% for i in [1, 2] %}{{ x }}{% set x = i %}{{ x }}{% endfor %}|{{ x }}", {"x": "X"}),
+    ("scope_if_set", "{% if true %}{% set y = 5 %}{% endif %}{{ y }}", {}),
+    ("scope_namespace", "{% set ns = namespace(n=0, found=false) %}{% for i in range(4) %}{% set ns.n = ns.n + i %}{% if i == 2 %}{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.n }} {{ ns.found }} {{ ns }}", {}),
+    ("scope_namespace_bad", "{% set x = 1 %}{% set x.y = 2 %}", {}),
+    ("scope_macro_late_global", "{% macro m() %}{{ z }}{% endmacro %}{% set z = 3 %}{{ m() }}", {}),
+    ("scope_macro_closure", "{% for i in [1, 2] %}{% macro m() %}{{ i }}{% endmacro %}{{ m() }}{% endfor %}", {}),
+    ("scope_macro_local", "{% macro m() %}{% set q = 1 %}{{ q }}{% endmacro %}{{ m() }}{{ q }}", {}),
+    ("scope_with", "{% with a = 1, b = 2 %}{{ a + b }}{% set c = 3 %}{% endwith %}{{ a }}{{ c }}", {}),
+    ("scope_set_tuple", "{% set a, b = 1, 2 %}{{ a }}{{ b }}{% set c, d = 'xy' %}{{ c }}{{ d }}", {}),
+    ("set_block", "{% set x %}  hi {{ 1 + 1 }}  {% endset %}[{{ x }}]", {}),
+    ("set_block_filter", "{% set x | upper | trim %}  hi  {% endset %}[{{ x }}]", {}),
+    ("var_override_global", "{{ range }}", {"range": "mine"}),
+    # macros
+    ("macro_args", "{% macro m(a, b=2, c='x') %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1) }}|{{ m(1, 3) }}|{{ m(1, c='y') }}|{{ m(b=5, a=0) }}", {}),
+    ("macro_missing_arg", "{% macro m(a, b) %}[{{ a }}][{{ b }}]{% endmacro %}{{ m(1) }}", {}),
+    ("macro_missing_arg_used", "{% macro m(a, b) %}{{ b + 1 }}{% endmacro %}{{ m(1) }}", {}),
+    ("macro_default_uses_param", "{% macro m(a, b=a * 2) %}{{ b }}{% endmacro %}{{ m(4) }}", {}),
+    ("macro_varargs_kwargs", "{% macro m(a) %}{{ a }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, 3, x=4) }}", {}),
+    ("macro_too_many", "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}", {}),
+    ("macro_bad_kwarg", "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, z=2) }}", {}),
+    ("macro_recursive", "{% macro f(n) %}{% if n > 0 %}{{ n }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(5) }}", {}),
+    ("macro_infinite", "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}", {}),
+    ("macro_returns_str", "{% macro m() %}ab{% endmacro %}{{ m() | length }}{{ m() ~ 'c' }}{{ m() + 'd' }}", {}),
+    ("call_block", "{% macro wrap(t) %}<{{ t }}>{{ caller() }}</{{ t }}>{% endmacro %}{% call wrap('b') %}inner {{ 1 }}{% endcall %}", {}),
+    ("call_block_args", "{% macro each(xs) %}{% for x in xs %}{{ caller(x, loop.index) }}{% endfor %}{% endmacro %}{% call(item, i) each(['a', 'b']) %}{{ i }}:{{ item }};{% endcall %}", {}),
+    ("caller_undefined", "{% macro m() %}{{ caller() }}{% endmacro %}{{ m() }}", {}),
+    ("filter_block", "{% filter upper %}abc {{ 'd' }}{% endfilter %}", {}),
+    ("generation_block", "{% for m in ['a', 'b'] %}{% generation %}[{{ m }}]{% set q = 1 %}{% endgeneration %}{% endfor %}{{ q }}", {}),
+    # expressions
+    ("arith_int", "{{ 7 // 2 }} {{ -7 // 2 }} {{ 7 % 3 }} {{ -7 % 3 }} {{ 7 % -3 }} {{ 2 ** 10 }} {{ 2 ** -1 }} {{ 7 / 2 }} {{ 6 / 2 }}", {}),
+    ("arith_float", "{{ 7.5 // 2 }} {{ -7.5 // 2 }} {{ 7.5 % 2 }} {{ -7.5 % 2 }} {{ 2.0 ** 3 }} {{ 1 + 2.0 }} {{ 0.1 * 3 }} {{ 1e16 + 1 }}", {}),
+    ("arith_bool", "{{ true + true }} {{ true * 3 }} {{ -true }} {{ 1 == true }} {{ 1.0 == 1 }}", {}),
+    ("arith_str", "{{ 'ab' * 3 }}{{ 3 * 'c' }}{{ [1] * 2 }}{{ 'a' + 'b' }}{{ [1] + [2] }}{{ (1,) + (2,) }}", {}),
+    ("arith_div_zero", "{{ 1 / 0 }}", {}),
+    ("arith_floordiv_zero", "{{ 1 // 0 }}", {}),
+    ("arith_mod_zero", "{{ 1 % 0 }}", {}),
+    ("arith_fmod_zero", "{{ 1.5 % 0 }}", {}),
+    ("arith_str_plus_none", "{{ 'a' + none }}", {}),
+    ("arith_str_plus_dict", "{{ 'a' + d }}", {"d": {"x": 1}}),
+    ("arith_none_plus_str", "{{ none + 'a' }}", {}),
+    ("arith_int_plus_str", "{{ 1 + 'a' }}", {}),
+    ("arith_list_plus_str", "{{ [1] + 'a' }}", {}),
+    ("arith_undefined_plus", "{{ functions + 'a' }}", {}),
+    ("arith_str_plus_undefined", "{{ 'a' + functions }}", {}),
+    ("arith_neg_str", "{{ -'a' }}", {}),
+    ("arith_str_mul_str", "{{ 'a' * 'b' }}", {}),
+    ("str_format_op", "{{ '%s-%d' % ('a', 3) }}|{{ '%05.2f' % 3.14159 }}|{{ '%s' % 'x' }}", {}),
+    ("concat", "{{ 'a' ~ 1 ~ none ~ nothing ~ [1] ~ 1.0 }}", {}),
+    ("compare_chain", "{{ 1 < 2 < 3 }} {{ 1 < 3 < 2 }} {{ 'a' < 'b' }} {{ [1, 2] < [1, 3] }} {{ 1 != 1.0 }} {{ 2 >= 2 }}", {}),
+    ("compare_type_error", "{{ 'a' < 1 }}", {}),
+    ("compare_none", "{{ none < 1 }}", {}),
+    ("compare_undefined_eq", "{{ nothing == none }} {{ nothing != none }} {{ nothing == nothing2 }}", {}),
+    ("compare_undefined_lt", "{{ nothing < 1 }}", {}),
+    ("in_ops", "{{ 'a' in 'cat' }} {{ 1 in [1, 2] }} {{ 'k' in d }} {{ 'z' not in d }} {{ '' in 'x' }} {{ 'a' in nothing }}", {"d": {"k": 1}}),
+    ("in_str_int", "{{ 1 in 'abc' }}", {}),
+    ("in_none", "{{ 'a' in none }}", {}),
+    ("and_or", "{{ 0 or 'x' }}|{{ 'a' and 'b' }}|{{ '' and 'b' }}|{{ none or none }}|{{ not 0 }}|{{ not 'a' }}", {}),
+    ("cond_expr", "{{ 'y' if 1 else 'n' }}|{{ 'y' if 0 else 'n' }}|[{{ 'y' if 0 }}]", {}),
+    ("cond_expr_used", "{{ ('y' if 0) + 1 }}", {}),
+    ("getattr_getitem", "{{ d.a }}|{{ d['a'] }}|{{ d.b.c }}|{{ l[0] }}|{{ l[-1] }}|{{ l.0 }}|{{ s[1] }}|{{ s[-1] }}", {"d": {"a": 1, "b": {"c": 2}}, "l": [5, 6], "s": "héllo"}),
+    ("getitem_missing", "[{{ d.x }}][{{ l[5] }}][{{ d['y'] }}][{{ none.x }}]", {"d": {"a": 1}, "l": [1]}),
+    ("getattr_method_vs_key", "{{ d['items'] }}|{{ d.items() | list }}", {"d": {"items": 7}}),
+    ("getattr_none_call", "{{ x.lstrip() }}", {"x": None}),
+    ("getattr_dict_missing_call", "{{ d.foo() }}", {"d": {}}),
+    ("getitem_list_missing_used", "{{ l[3] + 1 }}", {"l": [1]}),
+    ("getitem_dict_int_missing_used", "{{ d[1] + 1 }}", {"d": {"a": 1}}),
+    ("undefined_var_used", "{{ functions + 1 }}", {}),
+    ("undefined_attr_of_undefined", "{{ q.x }}", {}),
+    ("slicing", "{{ l[1:] }}{{ l[:-1] }}{{ l[::2] }}{{ l[::-1] }}{{ s[1:3] }}{{ s[::-1] }}{{ l[-2:] }}{{ l[5:] }}{{ s[10:] }}", {"l": [1, 2, 3, 4], "s": "héllo"}),
+    ("slice_step_zero", "{{ [1, 2][::0] }}", {}),
+    ("slice_none_var", "[{{ x[1:] }}]", {"x": None}),
+    ("slice_dict", "[{{ x[1:] }}]", {"x": {"a": 1}}),
+    ("slice_undefined_obj", "[{{ nothing[1:] }}]", {}),
+    ("slice_undefined_bound", "[{{ 'abc'[nothing:] }}]", {}),
+    ("slice_str_bound", "[{{ 'abc'['a':] }}]", {}),
+    ("slice_literal_folded", "[{{ none[1:] }}][{{ 5[1:] }}]", {}),
+    ("slice_var_bound_str", "[{{ s[a:] }}]", {"s": "abc", "a": "a"}),
+    ("slice_bool_bounds", "[{{ 'abcdef'[true:-true] }}]", {}),
+    ("unsafe_append", "{% set x = [1] %}[{{ x.append }}]{{ x.append(2) }}", {}),
+    ("unsafe_dict_update", "{{ d.update({'b': 2}) }}", {"d": {"a": 1}}),
+    ("call_non_callable", "{{ 'a'() }}", {}),
+    ("call_undefined", "{{ nothing() }}", {}),
+    ("raise_exception", "{{ raise_exception('bad role: ' ~ 'x') }}", {}),
+    ("strftime_now", "{{ strftime_now('%Y-%m-%d %H:%M:%S %d %B %Y %A %b %j') }}", {}),
+    ("range_forms", "{{ range(3) | list }}{{ range(1, 4) | list }}{{ range(10, 0, -3) | list }}", {}),
+    ("range_too_big", "{{ range(100001) | length }}", {}),
+    ("dict_global", "{{ dict(a=1, b='x') }}{{ dict([('k', 1)]) }}", {}),
+    ("include_no_loader", "{% include 'other.jinja' %}", {}),
+    ("unknown_filter_runtime", "{% if x %}{{ x | nosuchfilter }}{% endif %}", {"x": 1}),
+    ("unknown_filter_not_run", "{% if x %}{{ x | nosuchfilter }}{% endif %}ok", {"x": 0}),
+    ("unknown_test_runtime", "{% if x %}{{ x is nosuchtest }}{% endif %}", {"x": 1}),
+    ("big_int_literal", "{{ 123456789012345678901234567890 }}|{{ x }}|{{ -x }}", {"x": 12345678901234567890}),
+    ("json_numbers", "{{ a }}|{{ b }}|{{ c }}|{{ d }}", {"a": 0.0, "b": 1e-05, "c": 100.0, "d": -0.0}),
+    ("unicode_text", "{{ s }}|{{ s | length }}|{{ s[0] }}", {"s": "日本語😀"}),
+    ("dict_literal_unhashable", "{{ {[1]: 2} }}", {}),
+    ("nested_data", "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]}),
+    ("tool_calls_loop", "{% for m in messages %}{% if m.tool_calls %}{% for tc in m.tool_calls %}{{ tc.function.name }}({{ tc.function.arguments | tojson }}){% endfor %}{% endif %}{% endfor %}",
+     {"messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"a": 1.0, "b": "é"}}}]}]}),
+    ("loop_changed", "{% for x in [1, 1, 2, 2, 1] %}{% if loop.changed(x) %}[{{ x }}]{% endif %}{% if loop.changed(x, 'k') %}c{% endif %}{% endfor %}", {}),
+    ("loop_out_of_loop", "[{{ loop }}]", {}),
+    ("joiner_cycler", "{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('1', '2') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", {}),
+]
+
+
+def main():
+    import datetime
+    tenv = oracle.TemplateEnv(datetime.datetime.fromisoformat(NOW))
+    seen = set()
+    for name, src, ctx in CASES:
+        assert name not in seen, name
+        seen.add(name)
+        rec = {"name": name, "template": src, "vars": ctx}
+        try:
+            rec["out"] = tenv.compile(src).render(**ctx)
+        except Exception as e:  # noqa: BLE001 - errors are expected data
+            rec.update(error_type=type(e).__name__, error=str(e))
+        print(json.dumps(rec, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+/* test_tmpl_eval.c - the template evaluator (src/tmpl/tmpl_eval.c and the
+ * value model) against Jinja2 3.1.2 in transformers' environment: every
+ * case of tests/data/tmpl_eval/cases.jsonl (written by gen.py with the
+ * reference, see the README there) is compiled and rendered here, and the
+ * output, or the exception class and message, must be Jinja's. On top: the
+ * limits, the scratch arena's reuse, and errors leaving the output as it was. */
+#include "test.h"
+#include "../src/base/arena.h"
+#include "../src/base/buf.h"
+#include "../src/json/json.h"
+#include "../src/tmpl/tmpl.h"
+
+/* 2025-01-15T12:00:00 UTC, the clock the cases were made with. */
+enum { CASES_NOW = 1736942400 };
+
+static str read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return (str){0};
+    buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        buf_put(&b, chunk, (iz)n);
+    fclose(f);
+    buf_byte(&b, 0);
+    return (str){b.data, b.len - 1};
+}
+
+/* Renders `src` with the members of the JSON object `vars` as variables. */
+static int render(arena *perm, arena *scratch, str src, const json *vars, buf *out,
+                  tmpl_error *te, err *ce)
+{
+    tmpl_prog *p = tmpl_compile(perm, src, ce, NULL);
+    if (!p)
+        return -1;
+    i32 n = vars ? (i32)vars->u.obj.n : 0;
+    tmpl_var *v = n ? NEW(perm, tmpl_var, n) : NULL;
+    for (i32 i = 0; i < n; i++) {
+        v[i].name = vars->u.obj.members[i].key;
+        v[i].value = &vars->u.obj.members[i].val;
+    }
+    tmpl_render_opts o = {.now = CASES_NOW};
+    return tmpl_render(p, v, n, &o, scratch, out, te);
+}
+
+static void test_cases(void)
+{
+    str file = read_file("tests/data/tmpl_eval/cases.jsonl");
+    REQUIRE(file.s);
+    arena perm, scratch;
+    arena_init(&perm, 0);
+    arena_init(&scratch, 0);
+    int cases = 0, bad = 0;
+    iz i = 0;
+    while (i < file.len) {
+        iz j = i;
+        while (j < file.len && file.s[j] != '\n')
+            j++;
+        str line = str_cut(file, i, j);
+        i = j + 1;
+        if (!line.len)
+            continue;
+        err e;
+        json *c = json_parse(&perm, line, NULL, &e);
+        REQUIRE(c);
+        const json *name = json_get_type(c, S("name"), JSON_STR);
+        const json *tsrc = json_get_type(c, S("template"), JSON_STR);
+        const json *vars = json_get_type(c, S("vars"), JSON_OBJ);
+        const json *want = json_get_type(c, S("out"), JSON_STR);
+        const json *wtype = json_get_type(c, S("error_type"), JSON_STR);
+        const json *wmsg = json_get_type(c, S("error"), JSON_STR);
+        REQUIRE(name && tsrc && (want || (wtype && wmsg)));
+        cases++;
+        buf out = {0};
+        tmpl_error te;
+        err ce;
+        int rc = render(&perm, &scratch, tsrc->u.s, vars, &out, &te, &ce);
+        bool ok;
+        if (want) {
+            ok = rc == ERR_OK && str_eq(buf_view(&out), want->u.s);
+            if (!ok) {
+                printf("#   %.*s: expected \"%.*s\"\n", (int)name->u.s.len, (const char *)name->u.s.s,
+                       (int)want->u.s.len, (const char *)want->u.s.s);
+                if (rc == ERR_OK)
+                    printf("#     got      \"%.*s\"\n", (int)out.len, (const char *)out.data);
+                else if (rc < 0)
+                    printf("#     compile error: %s\n", ce.msg);
+                else
+                    printf("#     got error %s: %s (line %d)\n", te.exc ? te.exc : err_code_name(te.code),
+                           te.msg, (int)te.line);
+            }
+        } else {
+            ok = rc > 0 && te.exc && str_eq(str_cstr(te.exc), wtype->u.s) &&
+                 str_eq(str_cstr(te.msg), wmsg->u.s) && out.len == 0;
+            if (!ok) {
+                printf("#   %.*s: expected %.*s: %.*s\n", (int)name->u.s.len, (const char *)name->u.s.s,
+                       (int)wtype->u.s.len, (const char *)wtype->u.s.s, (int)wmsg->u.s.len,
+                       (const char *)wmsg->u.s.s);
+                if (rc == ERR_OK)
+                    printf("#     got output \"%.*s\"\n", (int)out.len, (const char *)out.data);
+                else if (rc < 0)
+                    printf("#     compile error: %s\n", ce.msg);
+                else
+                    printf("#     got %s: %s\n", te.exc ? te.exc : err_code_name(te.code), te.msg);
+            }
+        }
+        bad += !ok;
+        buf_free(&out);
+    }
+    printf("# %d cases, %d differ from Jinja2\n", cases, bad);
+    EXPECT(cases > 100);
+    EXPECT_EQ(bad, 0);
+    arena_fini(&perm);
+    arena_fini(&scratch);
+    free((void *)(uintptr_t)file.s);
+}
+
+/* A failed render leaves the output as it was and the arena reusable. */
+static void test_error_keeps_output(void)
+{
+    arena perm, scratch;
+    arena_init(&perm, 0);
+    arena_init(&scratch, 0);
+    buf out = {0};
+    buf_cstr(&out, "before|");
+    tmpl_error te;
+    err ce;
+    int rc = render(&perm, &scratch, S("partial {{ 1 + 'a' }}"), NULL, &out, &te, &ce);
+    EXPECT_EQ(rc, ERR_TEMPLATE);
+    EXPECT_STR(buf_view(&out), S("before|"));
+    EXPECT_STR(str_cstr(te.exc), S("TypeError"));
+    EXPECT_EQ(te.line, 1);
+    iz used = arena_bytes(&scratch);
+    for (int k = 0; k < 100; k++) {
+        out.len = 0;
+        rc = render(&perm, &scratch, S("{% for x in range(50) %}{{ x ~ 'y' }}{% endfor %}"), NULL, &out,
+                    &te, &ce);
+        EXPECT_EQ(rc, ERR_OK);
+    }
+    /* everything a render allocates goes back: the arena does not grow */
+    EXPECT(arena_bytes(&scratch) <= used + (1 << 16));
+    buf_free(&out);
+    arena_fini(&perm);
+    arena_fini(&scratch);
+}
+
+static void test_limits(void)
+{
+    arena perm, scratch;
+    arena_init(&perm, 0);
+    arena_init(&scratch, 0);
+    buf out = {0};
+    tmpl_error te;
+    err ce;
+    /* output size */
+    tmpl_prog *p = tmpl_compile(&perm, S("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"), &ce, NULL);
+    REQUIRE(p);
+    tmpl_render_opts o = {.max_output = 1 << 20};
+    EXPECT_EQ(tmpl_render(p, NULL, 0, &o, &scratch, &out, &te), ERR_LIMIT);
+    EXPECT(te.exc == NULL);
+    EXPECT_EQ(out.len, 0);
+    /* loop iterations: nested loops over the largest range the sandbox allows */
+    p = tmpl_compile(&perm, S("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"),
+                     &ce, NULL);
+    REQUIRE(p);
+    EXPECT_EQ(tmpl_render(p, NULL, 0, NULL, &scratch, &out, &te), ERR_LIMIT);
+    /* a scratch arena with a limit: out of memory is an error, not a crash */
+    arena small;
+    arena_init(&small, 1 << 20);
+    p = tmpl_compile(&perm, S("{% set ns = namespace(s='') %}{% for i in range(100000) %}{% set ns.s = ns.s ~ 'abcdefgh' %}{% endfor %}"),
+                     &ce, NULL);
+    REQUIRE(p);
+    EXPECT_EQ(tmpl_render(p, NULL, 0, NULL, &small, &out, &te), ERR_NOMEM);
+    /* and the arena still works afterwards */
+    p = tmpl_compile(&perm, S("{{ 'ok' }}"), &ce, NULL);
+    REQUIRE(p);
+    EXPECT_EQ(tmpl_render(p, NULL, 0, NULL, &small, &out, &te), ERR_OK);
+    EXPECT_STR(buf_view(&out), S("ok"));
+    arena_fini(&small);
+    buf_free(&out);
+    arena_fini(&perm);
+    arena_fini(&scratch);
+}
+
+int main(void)
+{
+    RUN(test_cases);
+    RUN(test_error_keeps_output);
+    RUN(test_limits);
+    return test_done();
+}
