@@ -193,6 +193,22 @@ static int run_case(arena *a, const json *c, int *shown)
                 goto done;
             }
             result = tmpl_filter_apply(&rt, id, x, &args);
+            /* Python returns an iterator (a generator, reversed(...)) exactly
+             * where the case says "iter"; compared through list() */
+            bool want_iter = json_get(c, S("iter")) != NULL;
+            if (tv_is_iter(result) != want_iter) {
+                printf("#   %.*s: got %s, expected %s\n", (int)name.len, (const char *)name.s,
+                       tv_type_name(result), want_iter ? "an iterator" : "no iterator");
+                outcome = 0;
+                goto done;
+            }
+            if (want_iter) {
+                iz n;
+                const tv *items = tv_iterate(&rt, result, &n);
+                result = tv_list_new(&rt, n);
+                for (iz i = 0; i < n; i++)
+                    result.u.list->v[i] = items[i];
+            }
             /* Python prints a bound method with its address: only its type
              * is compared */
             if (result.kind != TV_METHOD)

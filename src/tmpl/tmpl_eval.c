@@ -130,12 +130,21 @@ static void emit_value(ev *e, tv v)
 static int exec_body(ev *e, scope *s, const tmpl_list *body);
 static tv eval(ev *e, scope *s, const tmpl_node *n);
 
+/* The bytes of b from `start` on, copied into the arena (b->data may still
+ * be NULL when nothing was written). */
+static tv tail_copy(ev *e, const buf *b, iz start)
+{
+    if (b->len == start)
+        return tv_str(S(""));
+    return tv_str(arena_strdup(e->rt.a, str_from(b->data + start, b->len - start)));
+}
+
 /* Runs a body into a string instead of the output. */
 static tv capture(ev *e, scope *s, const tmpl_list *body)
 {
     iz start = e->out->len;
     exec_body(e, s, body);
-    tv r = tv_str(arena_strdup(e->rt.a, str_from(e->out->data + start, e->out->len - start)));
+    tv r = tail_copy(e, e->out, start);
     e->out->len = start;
     return r;
 }
@@ -327,6 +336,19 @@ static tv binop(ev *e, int op, tv a, tv b)
         tv_undef_raise(&e->rt, a);
     if (b.kind == TV_UNDEF)
         tv_undef_raise(&e->rt, b);
+    if (tv_is_iter(a) || tv_is_iter(b)) {
+        /* iterators take part in no operator */
+        bool seq_a = a.kind == TV_STR || tv_is_seq(a);
+        if (op == TMPL_OP_ADD && seq_a)
+            tmpl_raise(&e->rt, "TypeError", "can only concatenate %s (not \"%s\") to %s",
+                       tv_type_name(a), tv_type_name(b), tv_type_name(a));
+        if (op == TMPL_OP_MUL && (seq_a || b.kind == TV_STR || tv_is_seq(b)))
+            tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
+                       tv_type_name(seq_a ? b : a));
+        if (op == TMPL_OP_MOD && a.kind == TV_STR)
+            return tv_percent(&e->rt, a, b);
+        unsupported_operands(e, op, a, b);
+    }
     bool ai = a.kind == TV_INT || a.kind == TV_BOOL, bi = b.kind == TV_INT || b.kind == TV_BOOL;
     bool an = ai || a.kind == TV_FLOAT, bn = bi || b.kind == TV_FLOAT;
     if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
@@ -436,17 +458,8 @@ static tv binop(ev *e, int op, tv a, tv b)
         }
         unsupported_operands(e, op, a, b);
     case TMPL_OP_MOD:
-        if (a.kind == TV_STR) {
-            tv_args args = {0};
-            if (b.kind == TV_TUPLE) {
-                args.pos = b.u.list->v;
-                args.npos = (i32)b.u.list->n;
-            } else {
-                args.pos = &b;
-                args.npos = 1;
-            }
-            return tmpl_filter_apply(&e->rt, TMPL_FILTER_FORMAT, a, &args);
-        }
+        if (a.kind == TV_STR)
+            return tv_percent(&e->rt, a, b);
         if (ai && bi) {
             i64 x = as_i64(a), y = as_i64(b);
             if (y == 0)
@@ -1096,7 +1109,7 @@ static tv eval(ev *e, scope *s, const tmpl_node *n)
             tv_write_str(&e->rt, b, parts[i]);
         if (b->failed)
             tmpl_fail(&e->rt, ERR_NOMEM, "out of memory");
-        tv r = tv_str(arena_strdup(e->rt.a, str_from(b->data + mark, b->len - mark)));
+        tv r = tail_copy(e, b, mark);
         b->len = mark;
         return r;
     }
@@ -1320,7 +1333,7 @@ static tv call_loop(ev *e, tv_loop *l, const tv_args *a)
         tmpl_raise(&e->rt, "RecursionError", "maximum recursion depth exceeded");
     iz start = e->out->len;
     run_for(e, (scope *)l->frame, (const tmpl_node *)l->node, a->pos[0], l->depth0 + 1);
-    tv r = tv_str(arena_strdup(e->rt.a, str_from(e->out->data + start, e->out->len - start)));
+    tv r = tail_copy(e, e->out, start);
     e->out->len = start;
     e->rt.depth--;
     return r;

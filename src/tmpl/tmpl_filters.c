@@ -1416,8 +1416,7 @@ static tv pct_format(tmpl_rt *rt, tv fmtv, tv args)
 /* `fmt % args` for the evaluator's % operator on a str (fmt a TV_STR),
  * with Python's treatment of the right operand: a tuple gives the
  * arguments, a dict also serves %(key)s, anything else is the one argument.
- * Not in tmpl_value.h yet: declared here for the lead to move there. */
-tv tv_percent(tmpl_rt *rt, tv fmt, tv args);
+ * Declared in tmpl_value.h. */
 tv tv_percent(tmpl_rt *rt, tv fmt, tv args)
 {
     return pct_format(rt, fmt, args);
@@ -1644,6 +1643,8 @@ static void jw_value(jw *w, tv v, int level)
         break;
     case TV_LIST: case TV_TUPLE: {
         const tv_list *l = v.u.list;
+        if (tv_is_iter(v))
+            tmpl_raise(w->rt, "TypeError", "Object of type %s is not JSON serializable", pytype(v));
         /* A list made from JSON and unchanged: its tree prints the same,
          * and faster (without indent the nesting level does not matter). */
         if (l->origin && (w->o->indent == PYFMT_INDENT_NONE || level == 0)) {
@@ -1890,7 +1891,7 @@ static tv f_batch(tmpl_rt *rt, tv v, const tv_args *a)
         out.u.list->v[nout++] = last;
     }
     out.u.list->n = nout;
-    return out;
+    return tv_as_iter(out, TVI_GENERATOR);
 }
 
 static tv f_case(tmpl_rt *rt, int id, tv v, const tv_args *a)
@@ -2083,6 +2084,8 @@ static tv f_last(tmpl_rt *rt, tv v, const tv_args *a)
 {
     bound b;
     bind(rt, &SG_LAST, v, a, &b);
+    if (tv_is_iter(v))
+        tmpl_raise(rt, "TypeError", "'%s' object is not reversible", tv_type_name(v));
     switch (v.kind) {
     case TV_STR: case TV_LIST: case TV_TUPLE: case TV_DICT: case TV_UNDEF: {
         iz n;
@@ -2251,14 +2254,14 @@ static tv f_items(tmpl_rt *rt, tv v, const tv_args *a)
     bound b;
     bind(rt, &SG_ITEMS, v, a, &b);
     if (v.kind == TV_UNDEF)
-        return tv_list_new(rt, 0);
+        return tv_as_iter(tv_list_new(rt, 0), TVI_GENERATOR);
     if (v.kind != TV_DICT)
         tmpl_raise(rt, "TypeError", "Can only get item pairs from a mapping.");
     const tv_dict *d = v.u.dict;
     tv out = tv_list_new(rt, d->n);
     for (iz i = 0; i < d->n; i++)
         out.u.list->v[i] = tv_pair(rt, d->e[i].key, d->e[i].val);
-    return out;
+    return tv_as_iter(out, TVI_GENERATOR);
 }
 
 static tv f_join(tmpl_rt *rt, tv v, const tv_args *a)
@@ -2338,7 +2341,7 @@ static tv f_map(tmpl_rt *rt, tv v, const tv_args *a)
     bound b;
     bind(rt, &SG_MAP, v, a, &b);
     if (!tv_truthy(b.v[1]))
-        return tv_list_new(rt, 0);
+        return tv_as_iter(tv_list_new(rt, 0), TVI_GENERATOR);
     int attr_kw = -1;
     for (i32 i = 0; i < b.nkw; i++)
         if (str_eq(b.kwname[i], S("attribute")))
@@ -2358,7 +2361,7 @@ static tv f_map(tmpl_rt *rt, tv v, const tv_args *a)
         tv out = tv_list_new(rt, n);
         for (iz i = 0; i < n; i++)
             out.u.list->v[i] = attr_get(rt, &p, items[i], false, &def);
-        return out;
+        return tv_as_iter(out, TVI_GENERATOR);
     }
     if (b.nrest == 0)
         tmpl_raise(rt, "FilterArgumentError", "map requires a filter argument");
@@ -2370,7 +2373,7 @@ static tv f_map(tmpl_rt *rt, tv v, const tv_args *a)
     int id = n ? filter_by_name(rt, b.rest[0]) : 0;
     for (iz i = 0; i < n; i++)
         out.u.list->v[i] = tmpl_filter_apply(rt, id, items[i], &sub);
-    return out;
+    return tv_as_iter(out, TVI_GENERATOR);
 }
 
 /* select, reject, selectattr, rejectattr (Jinja's select_or_reject). */
@@ -2379,7 +2382,7 @@ static tv f_select(tmpl_rt *rt, tv v, const tv_args *a, const sig *g, bool keep,
     bound b;
     bind(rt, g, v, a, &b);
     if (!tv_truthy(b.v[1]))
-        return tv_list_new(rt, 0);
+        return tv_as_iter(tv_list_new(rt, 0), TVI_GENERATOR);
     attrpath p = {0};
     i32 off = 0;
     if (lookup_attr) {
@@ -2406,7 +2409,7 @@ static tv f_select(tmpl_rt *rt, tv v, const tv_args *a, const sig *g, bool keep,
             out.u.list->v[nout++] = items[i];
     }
     out.u.list->n = nout;
-    return out;
+    return tv_as_iter(out, TVI_GENERATOR);
 }
 
 static tv f_minmax(tmpl_rt *rt, tv v, const tv_args *a, bool is_max)
@@ -2545,12 +2548,17 @@ static tv f_reverse(tmpl_rt *rt, tv v, const tv_args *a)
         return sb_tv(&out, is_safe(v));
     }
     case TV_LIST: case TV_TUPLE: case TV_DICT: case TV_UNDEF: {
+        /* reversed(value), else list(value) reversed: an iterator over a
+         * list, tuple, dict or Undefined; a list for a generator */
         iz n;
         const tv *items = items_of(rt, v, &n);
         tv out = tv_list_new(rt, n);
         for (iz i = 0; i < n; i++)
             out.u.list->v[i] = items[n - 1 - i];
-        return out;
+        if (tv_is_iter(v))
+            return out;
+        return tv_as_iter(out, v.kind == TV_LIST ? TVI_LIST_REVERSE
+                             : v.kind == TV_DICT ? TVI_DICT_REVERSEKEY : TVI_REVERSED);
     }
     case TV_LOOP:
         tmpl_fail(rt, ERR_UNSUPPORTED, "reverse of a loop object");
@@ -2668,7 +2676,7 @@ static tv f_slice(tmpl_rt *rt, tv v, const tv_args *a)
     if (slices > TMPL_MAX_ITERATIONS)
         tmpl_fail(rt, ERR_LIMIT, "slice into %lld parts", (long long)slices);
     if (slices < 0)
-        return tv_list_new(rt, 0);
+        return tv_as_iter(tv_list_new(rt, 0), TVI_GENERATOR);
     iz per = n / slices, extra = n % slices, offset = 0;
     tv out = tv_list_new(rt, slices);
     for (iz i = 0; i < slices; i++) {
@@ -2684,7 +2692,7 @@ static tv f_slice(tmpl_rt *rt, tv v, const tv_args *a)
             part.u.list->v[end - start] = fill;
         out.u.list->v[i] = part;
     }
-    return out;
+    return tv_as_iter(out, TVI_GENERATOR);
 }
 
 static tv f_sort(tmpl_rt *rt, tv v, const tv_args *a)
@@ -3048,7 +3056,7 @@ static tv f_unique(tmpl_rt *rt, tv v, const tv_args *a)
         out.u.list->v[nout++] = items[i];
     }
     out.u.list->n = nout;
-    return out;
+    return tv_as_iter(out, TVI_GENERATOR);
 }
 
 /* urllib.parse.quote of str(v) in UTF-8; for_qs: "/" quoted too and
@@ -3585,8 +3593,7 @@ bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args)
     case TMPL_TEST_SEQUENCE:
         /* len(value) and value.__getitem__ both exist */
         bind(rt, &ST_SEQUENCE, v, a, &b);
-        return v.kind == TV_STR || v.kind == TV_LIST || v.kind == TV_TUPLE || v.kind == TV_DICT ||
-               v.kind == TV_UNDEF;
+        return v.kind == TV_STR || tv_is_seq(v) || v.kind == TV_DICT || v.kind == TV_UNDEF;
     case TMPL_TEST_ITERABLE:
         bind(rt, &ST_ITERABLE, v, a, &b);
         return v.kind == TV_STR || v.kind == TV_LIST || v.kind == TV_TUPLE || v.kind == TV_DICT ||

@@ -94,7 +94,13 @@ static const char *object_type_repr(tv v)
     case TV_BIGINT: return "int object";
     case TV_FLOAT:  return "float object";
     case TV_STR:    return v.flags & TVF_SAFE ? "markupsafe.Markup object" : "str object";
-    case TV_LIST:   return "list object";
+    case TV_LIST:
+        if (v.flags & TVF_ITER)
+            return v.id == TVI_LIST_REVERSE    ? "list_reverseiterator object"
+                 : v.id == TVI_REVERSED        ? "reversed object"
+                 : v.id == TVI_DICT_REVERSEKEY ? "dict_reversekeyiterator object"
+                                               : "generator object";
+        return "list object";
     case TV_TUPLE:  return "tuple object";
     case TV_DICT:   return "dict object";
     case TV_NS:     return "jinja2.utils.Namespace object";
@@ -114,7 +120,7 @@ void tv_undef_message(tmpl_rt *rt, buf *b, tv v)
 {
     const tv_undef *u = v.u.undef;
     if (!u) {
-        buf_cstr(b, "'' is undefined");   /* never made by the evaluator */
+        buf_cstr(b, "None is undefined");   /* Jinja's nameless Undefined */
         return;
     }
     if (u->hint) {
@@ -234,7 +240,11 @@ static u64 key_hash(tv v)
 u64 tv_hash(tmpl_rt *rt, tv v)
 {
     switch ((tv_kind)v.kind) {
-    case TV_LIST: case TV_DICT:
+    case TV_LIST:
+        if (v.flags & TVF_ITER)
+            break;   /* iterators hash by identity */
+        tmpl_raise(rt, "TypeError", "unhashable type: '%s'", tv_type_name(v));
+    case TV_DICT:
         tmpl_raise(rt, "TypeError", "unhashable type: '%s'", tv_type_name(v));
     case TV_TUPLE:
         for (iz i = 0; i < v.u.list->n; i++)
@@ -390,7 +400,13 @@ const char *tv_type_name(tv v)
     case TV_BIGINT: return "int";
     case TV_FLOAT:  return "float";
     case TV_STR:    return v.flags & TVF_SAFE ? "Markup" : "str";
-    case TV_LIST:   return "list";
+    case TV_LIST:
+        if (v.flags & TVF_ITER)
+            return v.id == TVI_LIST_REVERSE    ? "list_reverseiterator"
+                 : v.id == TVI_REVERSED        ? "reversed"
+                 : v.id == TVI_DICT_REVERSEKEY ? "dict_reversekeyiterator"
+                                               : "generator";
+        return "list";
     case TV_TUPLE:  return "tuple";
     case TV_DICT:   return "dict";
     case TV_NS:     return "Namespace";
@@ -398,8 +414,8 @@ const char *tv_type_name(tv v)
     case TV_MACRO:  return "Macro";
     case TV_FUNC:
         switch (v.id) {
-        case TVFN_RANGE: case TVFN_DICT: return "type";
-        case TVFN_CYCLER: case TVFN_JOINER: case TVFN_NAMESPACE: return "type";
+        /* the sandbox's range is a function (safe_range); the others are classes */
+        case TVFN_DICT: case TVFN_CYCLER: case TVFN_JOINER: case TVFN_NAMESPACE: return "type";
         default: return "function";
         }
     case TV_METHOD:
@@ -422,7 +438,7 @@ bool tv_truthy(tv v)
     case TV_BIGINT: return true;
     case TV_FLOAT:  return v.u.f != 0.0;
     case TV_STR:    return v.u.s.len > 0;
-    case TV_LIST:
+    case TV_LIST:   return (v.flags & TVF_ITER) || v.u.list->n > 0;
     case TV_TUPLE:  return v.u.list->n > 0;
     case TV_DICT:   return v.u.dict->n > 0;
     default:        return true;
@@ -453,6 +469,9 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
         break;
     case TV_LIST:
     case TV_TUPLE:
+        if (v.flags & TVF_ITER)
+            tmpl_fail(rt, ERR_UNSUPPORTED, "printing a %s object (Python prints its address)",
+                      tv_type_name(v));
         write_seq(rt, b, v.u.list, v.kind == TV_TUPLE, depth);
         break;
     case TV_DICT:
@@ -555,7 +574,8 @@ tv tv_to_str(tmpl_rt *rt, tv v)
         return tv_str(v.u.s);
     iz mark = rt->tmp.len;
     tv_write_str(rt, &rt->tmp, v);
-    tv r = tv_str(arena_strdup(rt->a, str_from(rt->tmp.data + mark, rt->tmp.len - mark)));
+    tv r = rt->tmp.len == mark ? tv_str(S(""))
+                               : tv_str(arena_strdup(rt->a, str_from(rt->tmp.data + mark, rt->tmp.len - mark)));
     rt->tmp.len = mark;
     return r;
 }
@@ -633,6 +653,8 @@ bool tv_eq(tv a, tv b)
     case TV_TUPLE:
         if (a.u.list == b.u.list)
             return true;
+        if ((a.flags | b.flags) & TVF_ITER)
+            return false;   /* iterators are equal only to themselves */
         if (a.u.list->n != b.u.list->n)
             return false;
         for (iz i = 0; i < a.u.list->n; i++)
@@ -691,7 +713,8 @@ static int order(tmpl_rt *rt, int op, tv a, tv b)
             return c < 0 ? -1 : 1;
         return a.u.s.len < b.u.s.len ? -1 : a.u.s.len > b.u.s.len ? 1 : 0;
     }
-    if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && a.kind == b.kind) {
+    if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && a.kind == b.kind &&
+        !((a.flags | b.flags) & TVF_ITER)) {
         const tv_list *x = a.u.list, *y = b.u.list;
         for (iz i = 0; i < x->n && i < y->n; i++) {
             if (tv_eq(x->v[i], y->v[i]))
@@ -737,11 +760,14 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
         return pystr_find(hay.u.s, needle.u.s, 0, pystr_len(hay.u.s)) >= 0 ||
                needle.u.s.len == 0;
     case TV_LIST:
-    case TV_TUPLE:
-        for (iz i = 0; i < hay.u.list->n; i++)
-            if (tv_eq(hay.u.list->v[i], needle))
+    case TV_TUPLE: {
+        iz n;
+        const tv *items = tv_iterate(rt, hay, &n);   /* consumes an iterator */
+        for (iz i = 0; i < n; i++)
+            if (tv_eq(items[i], needle))
                 return true;
         return false;
+    }
     case TV_DICT: {
         tv_hash(rt, needle);
         tv out;
@@ -760,6 +786,9 @@ iz tv_len(tmpl_rt *rt, tv v)
     switch ((tv_kind)v.kind) {
     case TV_STR:   return pystr_len(v.u.s);
     case TV_LIST:
+        if (v.flags & TVF_ITER)
+            tmpl_raise(rt, "TypeError", "object of type '%s' has no len()", tv_type_name(v));
+        return v.u.list->n;
     case TV_TUPLE: return v.u.list->n;
     case TV_DICT:  return v.u.dict->n;
     case TV_UNDEF: return 0;
@@ -773,6 +802,16 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n)
 {
     switch ((tv_kind)v.kind) {
     case TV_LIST:
+        if (v.flags & TVF_ITER) {
+            /* an iterator yields its items once */
+            if (v.u.list->consumed) {
+                *n = 0;
+                return NULL;
+            }
+            v.u.list->consumed = true;
+        }
+        *n = v.u.list->n;
+        return v.u.list->v;
     case TV_TUPLE:
         *n = v.u.list->n;
         return v.u.list->v;
@@ -859,6 +898,8 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, tv *out)
         *out = unsafe_undef(rt, obj, name);
         return true;
     }
+    if (obj.kind == TV_LIST && (obj.flags & TVF_ITER))
+        return false;   /* no attribute a template can use */
     switch ((tv_kind)obj.kind) {
     case TV_STR: case TV_DICT: case TV_LIST: case TV_TUPLE: case TV_CYCLER: {
         if (unsafe_method((tv_kind)obj.kind, name)) {
@@ -950,7 +991,7 @@ tv tv_getitem(tmpl_rt *rt, tv obj, tv key)
         break;
     case TV_LIST:
     case TV_TUPLE:
-        if (int_key) {
+        if (int_key && !(obj.flags & TVF_ITER)) {
             iz k = norm_index(ik, obj.u.list->n);
             if (k >= 0)
                 return obj.u.list->v[k];
@@ -1001,7 +1042,8 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
     if (st == 0)
         tmpl_raise(rt, "ValueError", "slice step cannot be zero");
     i64 a = slice_part(rt, start, &hs), e = slice_part(rt, stop, &he);
-    if (obj.kind != TV_LIST && obj.kind != TV_TUPLE && obj.kind != TV_STR) {
+    if ((obj.kind != TV_LIST && obj.kind != TV_TUPLE && obj.kind != TV_STR) ||
+        (obj.flags & TVF_ITER)) {
         /* Jinja compiles x[a:b] to Python's own subscript, not to the
          * sandbox's getitem, so nothing turns this into an Undefined. */
         if (obj.kind == TV_DICT)

@@ -46,7 +46,20 @@ typedef enum tv_kind {
 
 enum {
     TVF_SAFE = 1,  /* TV_STR: a Markup string */
+    TVF_ITER = 2,  /* TV_LIST: a Python iterator (the generators that map,
+                      select, ... return; reversed()); tv.id says which
+                      (tv_iter_kind). Truthy even when empty, no len(), no
+                      subscripts, printed with an address (unsupported),
+                      emptied by the first iteration. */
 };
+
+/* Python types of TVF_ITER lists, for messages. */
+typedef enum tv_iter_kind {
+    TVI_GENERATOR = 0,     /* "generator" */
+    TVI_LIST_REVERSE,      /* "list_reverseiterator": reversed(list) */
+    TVI_REVERSED,          /* "reversed": reversed(tuple) and others */
+    TVI_DICT_REVERSEKEY,   /* "dict_reversekeyiterator": reversed(dict) */
+} tv_iter_kind;
 
 typedef struct tv         tv;
 typedef struct tv_list    tv_list;
@@ -84,6 +97,7 @@ struct tv_list {
     tv         *v;
     iz          n;
     const json *origin;
+    bool        consumed;  /* TVF_ITER: iterated once already */
 };
 
 /* Dicts (and namespaces): entries in insertion order, Python's dict.
@@ -234,7 +248,10 @@ static inline tv tv_str(str s)        { tv v = {.kind = TV_STR}; v.u.s = s; retu
 static inline tv tv_undef_plain(void) { tv v = {.kind = TV_UNDEF}; return v; }
 static inline bool tv_is_undef(tv v)  { return v.kind == TV_UNDEF; }
 static inline bool tv_is_str(tv v)    { return v.kind == TV_STR; }
-static inline bool tv_is_seq(tv v)    { return v.kind == TV_LIST || v.kind == TV_TUPLE; }
+static inline bool tv_is_seq(tv v)    { return (v.kind == TV_LIST && !(v.flags & TVF_ITER)) || v.kind == TV_TUPLE; }
+static inline bool tv_is_iter(tv v)   { return v.kind == TV_LIST && (v.flags & TVF_ITER); }
+/* Marks a new list as an iterator of the given kind. */
+static inline tv tv_as_iter(tv list, tv_iter_kind k) { list.flags |= TVF_ITER; list.id = (u16)k; return list; }
 static inline bool tv_is_dict(tv v)   { return v.kind == TV_DICT; }
 static inline bool tv_is_int(tv v)    { return v.kind == TV_INT || v.kind == TV_BIGINT || v.kind == TV_BOOL; }
 static inline bool tv_is_number(tv v) { return tv_is_int(v) || v.kind == TV_FLOAT; }
@@ -291,8 +308,8 @@ bool tv_compare(tmpl_rt *rt, int op, tv a, tv b);
 int tv_cmp3(tmpl_rt *rt, tv a, tv b);
 /* `needle in hay` (str in str by substring, else by ==; dict by key).
  * TypeError "argument of type 'NoneType' is not iterable",
- * "'in <string>' requires string as left operand, not int". Undefined hay
- * raises its UndefinedError. */
+ * "'in <string>' requires string as left operand, not int". An Undefined
+ * hay iterates as empty: false. */
 bool tv_contains(tmpl_rt *rt, tv hay, tv needle);
 /* len(v): code points of a str; TypeError "object of type 'int' has no
  * len()"; Undefined has length 0. */
@@ -343,6 +360,10 @@ tv_meth tmpl_method_lookup(int kind, str name);
  * those). Argument errors raise TypeError as Python would. */
 tv   tmpl_filter_apply(tmpl_rt *rt, int id, tv v, const tv_args *args);
 bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args);
+
+/* Python's `fmt % args` for a str (or Markup) fmt: a tuple spreads, a dict
+ * serves %(key)s, anything else is the one argument (tmpl_filters.c). */
+tv tv_percent(tmpl_rt *rt, tv fmt, tv args);
 
 /* json.dumps of a value as transformers' tojson does it (ensure_ascii,
  * indent, separators, sort_keys as pyfmt_dumps_opts), appended to b.
