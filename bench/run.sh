@@ -2,8 +2,10 @@
 # `make bench`: tally's tokenizer against the reference (Rust tokenizers
 # 0.22.2 via the oracle's Node binding) on the same inputs in the same run,
 # pinned to one core, for qwen3 and llama3_1 on the shared message texts and
-# the rendered BFCL prompts. Needs the oracle (sh ../shared/oracle/install.sh)
-# and the assets (scripts/fetch-assets.sh).
+# the rendered BFCL prompts; then chat-template rendering against the
+# oracle's Python Jinja2 (qwen3's template over the agentic prompts).
+# BENCH_ONLY=tok or BENCH_ONLY=tmpl runs one part. Needs the oracle
+# (sh ../shared/oracle/install.sh) and the assets (scripts/fetch-assets.sh).
 set -eu
 bin=${1:-build/release}
 runs=${BENCH_RUNS:-5}
@@ -14,6 +16,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 v() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+only=${BENCH_ONLY:-}
+python=${ORACLE_PYTHON:-/usr/bin/python3}
+
+if [ "$only" != tmpl ]; then
 
 echo "Throughput, MB/s of input text (tokens/s in parentheses), one core:"
 printf '%-9s %-14s %6s | %-22s %-9s %-9s | %-22s %-9s | %7s %7s\n' \
@@ -58,3 +64,31 @@ echo "count = tally count with a warm word cache (a long-running process); cold 
 echo "work area per run; reference 1-by-1 = one encode call per text (as the oracle counts),"
 echo "batch = one encodeBatch call; medians of $runs runs (reference: 3); every run checks"
 echo "that tally and the reference give the same total token count."
+fi
+
+[ "$only" = tok ] && exit 0
+[ "$only" = tmpl ] || echo
+echo "Chat-template rendering, qwen3's template (assets/qwen3) over the agentic prompts, one core:"
+printf '%-15s %6s %8s %7s | %-22s | %-22s | %6s\n' \
+    contexts prompts "MB out" errors "tally renders/s  MB/s" "Jinja2 renders/s  MB/s" "x"
+for set in agentic_nonull agentic; do
+    in=tests/data/tmpl/contexts/$set.jsonl
+    $pin "$bin/bench_tmpl" "$assets/qwen3" "$in" "$runs" >"$tmp/tc.$set" || exit 1
+    $pin "$python" bench/ref_tmpl.py "$assets/qwen3" "$in" 3 >"$tmp/tr.$set" || exit 1
+    c=$tmp/tc.$set r=$tmp/tr.$set
+    if [ "$(v sha256 "$c")" != "$(v sha256 "$r")" ]; then
+        echo "bench: qwen3 $set: tally's renderings differ from Jinja2's" \
+             "($(v out_bytes "$c") vs $(v out_bytes "$r") bytes, $(v errors "$c") vs $(v errors "$r") errors)" >&2
+        exit 1
+    fi
+    printf '%-15s %6s %8.2f %7s | %14s %7s | %15s %6s | %5sx\n' "$set" "$(v inputs "$c")" \
+        "$(awk -v b="$(v out_bytes "$c")" 'BEGIN { print b / 1e6 }')" "$(v errors "$c")" \
+        "$(v renders_per_s "$c")" "$(v out_mbps "$c")" "$(v renders_per_s "$r")" "$(v out_mbps "$r")" \
+        "$(div "$(v render_s "$r")" "$(v render_s "$c")")"
+done
+echo
+echo "MB out = rendered text; the prompts are parsed before timing on both sides and only"
+echo "rendering is timed (tally: chat_render_prompt, Jinja2: the oracle's job_prompt with"
+echo "the template compiled); medians of $runs runs (Jinja2: 3); both sides' renderings"
+echo "(and failures, by exception class) must have the same sha256. agentic_nonull: null"
+echo "assistant contents replaced by \"\" (all render); agentic: as given (most fail)."

@@ -55,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc)
         __builtin_trap();
     u32 *copy = malloc((size_t)(n + 1) * sizeof(u32));
-    memcpy(copy, ids, (size_t)n * sizeof(u32));
+    if (n)   /* ids may be NULL when there are none */
+        memcpy(copy, ids, (size_t)n * sizeof(u32));
     i64 cnt = -1;
     if (tok_count(t, w, text, &cnt, &e) || cnt != n)
         __builtin_trap();

@@ -40,5 +40,6 @@ void lines_fini(lines *r);
 int  lines_next(lines *r, str *line);
 
 int cmd_tokenize(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  tokenize   count (and list) the tokens of JSON-lines texts on stdin\n"
+    "  render     render the chat template over JSON-lines prompts on stdin\n"
     "  help       this text; `tally <command> --help` for a command's options\n"
     "  version    print the version\n"
     "\n"
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "tokenize"))
         return cmd_tokenize(argc - 1, argv + 1);
+    if (!strcmp(cmd, "render"))
+        return cmd_render(argc - 1, argv + 1);
     cli_error("unknown command \"%s\" (try: tally help)", cmd);
     return 2;
 }
