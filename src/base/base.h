@@ -44,7 +44,29 @@ static inline str str_from(const void *p, iz len) { return (str){(const u8 *)p, 
 static inline str str_cstr(const char *c) { return (str){(const u8 *)c, (iz)strlen(c)}; }
 static inline bool str_eq(str a, str b)
 {
-    return a.len == b.len && (a.len == 0 || memcmp(a.s, b.s, (size_t)a.len) == 0);
+    if (a.len != b.len)
+        return false;
+    /* Short strings (names, keys, roles) compare inline: two overlapping
+     * 8-byte (or 4-byte) loads instead of a call. */
+    if (a.len >= 8 && a.len <= 16) {
+        uint64_t x0, y0, x1, y1;
+        memcpy(&x0, a.s, 8); memcpy(&y0, b.s, 8);
+        memcpy(&x1, a.s + a.len - 8, 8); memcpy(&y1, b.s + b.len - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (a.len >= 4 && a.len < 8) {
+        uint32_t x0, y0, x1, y1;
+        memcpy(&x0, a.s, 4); memcpy(&y0, b.s, 4);
+        memcpy(&x1, a.s + a.len - 4, 4); memcpy(&y1, b.s + b.len - 4, 4);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (a.len < 4) {
+        for (iz i = 0; i < a.len; i++)
+            if (a.s[i] != b.s[i])
+                return false;
+        return true;
+    }
+    return memcmp(a.s, b.s, (size_t)a.len) == 0;
 }
 static inline str str_cut(str a, iz beg, iz end) { return (str){a.s + beg, end - beg}; }
 

@@ -983,6 +983,70 @@ static bool eval_test(ev *e, scope *s, const tmpl_node *n)
     return tmpl_test_apply(&e->rt, n->u.filter.id, v, &args);
 }
 
+/* A chain a + b + c + ... (left-deep BINOP ADD nodes): its operands in
+ * order, at most ADD_CHAIN_MAX (a longer chain's leftmost "operand" is
+ * the rest of the chain). Returns the index of the first in ops. */
+enum { ADD_CHAIN_MAX = 64 };
+
+static int chain_ops(const tmpl_node *n, const tmpl_node **ops)
+{
+    int k = ADD_CHAIN_MAX;
+    const tmpl_node *p = n;
+    while (p->kind == TMPL_BINOP && p->op == TMPL_OP_ADD && k > 1) {
+        ops[--k] = p->u.bin.r;
+        p = p->u.bin.l;
+    }
+    ops[--k] = p;
+    return k;
+}
+
+/* The general + of operands i.. onto `cur`, in Python's order. */
+static tv chain_rest(ev *e, scope *s, const tmpl_node *n, const tmpl_node **ops, int i, tv cur)
+{
+    for (; i < ADD_CHAIN_MAX; i++) {
+        tv b = eval(e, s, ops[i]);
+        e->rt.line = n->line;
+        cur = binop(e, TMPL_OP_ADD, cur, b);
+    }
+    return cur;
+}
+
+/* Writes a chain of plain strings into `dst` in one pass instead of copying
+ * the growing left side at every step: Python evaluates the operands and
+ * the additions in the same order, and str + str cannot fail. Returns the
+ * chain's value when it is not all plain strings (the text written so far
+ * taken back out of dst); else an Undefined with no reason (u.undef NULL)
+ * and the text in dst. */
+static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
+{
+    const tmpl_node *ops[ADD_CHAIN_MAX];
+    int k = chain_ops(n, ops);
+    tv v = eval(e, s, ops[k]);
+    if (v.kind != TV_STR || (v.flags & TVF_SAFE))
+        return chain_rest(e, s, n, ops, k + 1, v);
+    iz start = dst->len;
+    buf_str(dst, v.u.s);
+    for (int i = k + 1; i < ADD_CHAIN_MAX; i++) {
+        tv r = eval(e, s, ops[i]);
+        if (r.kind == TV_STR && !(r.flags & TVF_SAFE)) {
+            buf_str(dst, r.u.s);
+            if (dst->failed)
+                tmpl_fail(&e->rt, ERR_NOMEM, "out of memory");
+            if (dst->len - start > TMPL_MAX_OUTPUT)
+                tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+            continue;
+        }
+        /* the general rules from here on, on the text so far */
+        tv acc = tail_copy(e, dst, start);
+        dst->len = start;
+        e->rt.line = n->line;
+        return chain_rest(e, s, n, ops, i + 1, binop(e, TMPL_OP_ADD, acc, r));
+    }
+    return tv_undef_plain();
+}
+
+static bool is_chain_done(tv v) { return v.kind == TV_UNDEF && !v.u.undef; }
+
 static tv eval(ev *e, scope *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
@@ -1086,6 +1150,16 @@ static tv eval(ev *e, scope *s, const tmpl_node *n)
         }
     }
     case TMPL_BINOP: {
+        if (n->op == TMPL_OP_ADD && n->u.bin.l->kind == TMPL_BINOP && n->u.bin.l->op == TMPL_OP_ADD) {
+            /* three or more operands: one copy instead of one per + */
+            buf *b = &e->rt.tmp;
+            iz mark = b->len;
+            tv r = add_chain(e, s, n, b);
+            if (is_chain_done(r))
+                r = tail_copy(e, b, mark);
+            b->len = mark;
+            return r;
+        }
         tv a = eval(e, s, n->u.bin.l);
         tv b = eval(e, s, n->u.bin.r);
         e->rt.line = n->line;
@@ -1357,9 +1431,21 @@ static int exec_stmt(ev *e, scope *s, const tmpl_node *n)
     case TMPL_TEXT:
         emit(e, n->u.text);
         return X_OK;
-    case TMPL_OUTPUT:
-        emit_value(e, eval(e, s, n->u.expr));
+    case TMPL_OUTPUT: {
+        const tmpl_node *x = n->u.expr;
+        if (x->kind == TMPL_BINOP && x->op == TMPL_OP_ADD) {
+            /* {{ a + b + ... }} of strings goes straight into the output */
+            tv r = add_chain(e, s, x, e->out);
+            if (e->out->len > e->max_output)
+                tmpl_fail(&e->rt, ERR_LIMIT, "the output grew past %lld bytes",
+                          (long long)e->max_output);
+            if (!is_chain_done(r))
+                emit_value(e, r);
+            return X_OK;
+        }
+        emit_value(e, eval(e, s, x));
         return X_OK;
+    }
     case TMPL_IF:
         if (tv_truthy(eval(e, s, n->u.if_.test)))
             return exec_body(e, s, &n->u.if_.body);

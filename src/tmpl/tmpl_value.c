@@ -256,8 +256,14 @@ u64 tv_hash(tmpl_rt *rt, tv v)
     return key_hash(v);
 }
 
+/* Keys of a small dict are compared directly; hashes are computed only
+ * when the dict grows past DICT_LINEAR and gets its index (tv_entry.hash is
+ * meaningless before that). */
 static void dict_index_build(tmpl_rt *rt, tv_dict *d, iz icap)
 {
+    if (!d->index)
+        for (iz k = 0; k < d->n; k++)
+            d->e[k].hash = key_hash(d->e[k].key);
     d->index = NEW(rt->a, i32, icap);
     d->icap = icap;
     for (iz k = 0; k < d->n; k++) {
@@ -268,14 +274,24 @@ static void dict_index_build(tmpl_rt *rt, tv_dict *d, iz icap)
     }
 }
 
-static iz dict_find(const tv_dict *d, tv key, u64 h)
+/* The position of key in d, or -1. A str key is matched by its bytes. */
+static iz dict_find(const tv_dict *d, tv key)
 {
     if (!d->index) {
+        if (key.kind == TV_STR) {
+            for (iz k = 0; k < d->n; k++) {
+                const tv *ek = &d->e[k].key;
+                if (ek->kind == TV_STR && str_eq(ek->u.s, key.u.s))
+                    return k;
+            }
+            return -1;
+        }
         for (iz k = 0; k < d->n; k++)
-            if (d->e[k].hash == h && tv_eq(d->e[k].key, key))
+            if (tv_eq(d->e[k].key, key))
                 return k;
         return -1;
     }
+    u64 h = key_hash(key);
     for (iz j = (iz)(h & (u64)(d->icap - 1));; j = (j + 1) & (d->icap - 1)) {
         i32 slot = d->index[j];
         if (!slot)
@@ -286,43 +302,58 @@ static iz dict_find(const tv_dict *d, tv key, u64 h)
     }
 }
 
-void tv_dict_set(tmpl_rt *rt, tv_dict *d, tv key, tv val)
+/* Appends a key known to be absent. */
+static void dict_append(tmpl_rt *rt, tv_dict *d, tv key, tv val)
 {
-    u64 h = tv_hash(rt, key);
-    iz k = dict_find(d, key, h);
-    if (k >= 0) {
-        d->e[k].val = val;
-        return;
-    }
     if (d->n == d->cap)
         d->e = arena_grow(rt->a, d->e, (iz)sizeof(tv_entry), (iz)_Alignof(tv_entry),
                           d->n, &d->cap, d->n + 1);
-    d->e[d->n] = (tv_entry){key, val, h};
+    d->e[d->n] = (tv_entry){key, val, 0};
     d->n++;
-    if (d->n > DICT_LINEAR) {
+    if (d->index) {
+        u64 h = key_hash(key);
+        d->e[d->n - 1].hash = h;
         if (d->n * 2 > d->icap) {
-            iz icap = 32;
-            while (icap < d->n * 4)
-                icap *= 2;
-            dict_index_build(rt, d, icap);
+            dict_index_build(rt, d, d->icap * 2);
         } else {
             iz j = (iz)(h & (u64)(d->icap - 1));
             while (d->index[j])
                 j = (j + 1) & (d->icap - 1);
             d->index[j] = (i32)d->n;
         }
+    } else if (d->n > DICT_LINEAR) {
+        iz icap = 32;
+        while (icap < d->n * 4)
+            icap *= 2;
+        dict_index_build(rt, d, icap);
     }
+}
+
+void tv_dict_set(tmpl_rt *rt, tv_dict *d, tv key, tv val)
+{
+    if (key.kind != TV_STR)
+        tv_hash(rt, key);   /* TypeError for unhashable keys */
+    iz k = dict_find(d, key);
+    if (k >= 0) {
+        d->e[k].val = val;
+        return;
+    }
+    dict_append(rt, d, key, val);
 }
 
 bool tv_dict_get(const tv_dict *d, tv key, tv *out)
 {
     switch ((tv_kind)key.kind) {
-    case TV_LIST: case TV_DICT:
+    case TV_LIST:
+        if (!(key.flags & TVF_ITER))
+            return false;
+        break;
+    case TV_DICT:
         return false;
     default:
         break;
     }
-    iz k = dict_find(d, key, key_hash(key));
+    iz k = dict_find(d, key);
     if (k < 0)
         return false;
     *out = d->e[k].val;
@@ -332,6 +363,27 @@ bool tv_dict_get(const tv_dict *d, tv key, tv *out)
 bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
 {
     return tv_dict_get(d, tv_str(key), out);
+}
+
+/* Object keys repeat (every message has "role" and "content"): each one
+ * becomes a copy shared by all its occurrences, so the lookups of a render
+ * compare against a few bytes that stay in cache instead of bytes spread
+ * over the whole context. A small direct-mapped table; long keys stay. */
+enum { KEY_SLOTS = 64, KEY_MAX = 32 };
+
+static str intern_key(tmpl_rt *rt, str k)
+{
+    if (k.len == 0 || k.len > KEY_MAX)
+        return k;
+    if (!rt->keys)
+        rt->keys = NEW(rt->a, str, KEY_SLOTS);
+    u64 h = (u64)k.len * 0x9e3779b97f4a7c15ull ^ (u64)k.s[0] * 31 ^ (u64)k.s[k.len - 1] * 131 ^
+            (u64)k.s[k.len / 2] * 8191;
+    str *slot = &rt->keys[hash_mix(h) & (KEY_SLOTS - 1)];
+    if (str_eq(*slot, k))
+        return *slot;
+    *slot = arena_strdup(rt->a, k);
+    return *slot;
 }
 
 static tv from_json(tmpl_rt *rt, const json *j, int depth)
@@ -365,17 +417,19 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
         return v;
     }
     case JSON_OBJ: {
+        /* A repeated key keeps its first place and takes its last value,
+         * as json.loads builds the dict; pyfmt_json_dumps writes a tree
+         * with repeated keys the same way, so the tree stays the origin. */
         tv v = tv_dict_new(rt, j->u.obj.n);
-        bool repeated = false;
         for (iz i = 0; i < j->u.obj.n; i++) {
             const json_member *m = &j->u.obj.members[i];
-            iz before = v.u.dict->n;
-            tv_dict_set(rt, v.u.dict, tv_str(m->key), from_json(rt, &m->val, depth + 1));
-            repeated |= v.u.dict->n == before;
+            tv key = tv_str(intern_key(rt, m->key)), val = from_json(rt, &m->val, depth + 1);
+            iz k = dict_find(v.u.dict, key);
+            if (k >= 0)
+                v.u.dict->e[k].val = val;
+            else
+                dict_append(rt, v.u.dict, key, val);
         }
-        /* pyfmt_json_dumps treats repeated keys as Python does, so the
-         * tree stays a faithful origin either way. */
-        (void)repeated;
         v.u.dict->origin = j;
         return v;
     }
@@ -769,7 +823,8 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
         return false;
     }
     case TV_DICT: {
-        tv_hash(rt, needle);
+        if (needle.kind != TV_STR)
+            tv_hash(rt, needle);   /* TypeError for an unhashable needle */
         tv out;
         return tv_dict_get(hay.u.dict, needle, &out);
     }
@@ -889,9 +944,26 @@ static tv unsafe_undef(tmpl_rt *rt, tv obj, str name)
     return tv_undef_hint(rt, "SecurityError", hint);
 }
 
+/* Could `name` be an attribute of a dict (a method)? A quick filter on
+ * the hot path of message.role, message.content: most names are keys. */
+static bool dict_attr_candidate(str name)
+{
+    switch (name.len) {
+    case 3:  return str_eq(name, S("get")) || str_eq(name, S("pop"));
+    case 4:  return str_eq(name, S("copy")) || str_eq(name, S("keys"));
+    case 5:  return str_eq(name, S("items")) || str_eq(name, S("clear"));
+    case 6:  return str_eq(name, S("values")) || str_eq(name, S("update"));
+    case 7:  return str_eq(name, S("popitem"));
+    case 10: return str_eq(name, S("setdefault"));
+    default: return name.len >= 2 && name.s[0] == '_' && name.s[1] == '_';
+    }
+}
+
 /* A Python attribute of obj that exists, or false. Sets *out. */
 static bool python_attr(tmpl_rt *rt, tv obj, str name, tv *out)
 {
+    if (obj.kind == TV_DICT && !dict_attr_candidate(name))
+        return false;
     if (name.len >= 2 && name.s[0] == '_' && name.s[1] == '_' &&
         (obj.kind == TV_STR || obj.kind == TV_LIST || obj.kind == TV_DICT || obj.kind == TV_TUPLE)) {
         /* dunder attributes exist on every object and are never safe */

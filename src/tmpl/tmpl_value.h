@@ -227,7 +227,8 @@ typedef struct tmpl_rt {
                               NULL for our own failures (code says which) */
     int      code;         /* ERR_TEMPLATE for Python/Jinja exceptions, else ERR_* */
     char     msg[ERR_MSG_MAX];
-    buf      tmp;          /* scratch for str()/repr() building; see tv_sb_* */
+    buf      tmp;          /* scratch for str()/repr() building */
+    str     *keys;         /* tv_from_json's interned object keys (64 slots, lazily) */
 } tmpl_rt;
 
 /* Raises a Python/Jinja exception of class `exc` (a string literal) with a
