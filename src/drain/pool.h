@@ -1,0 +1,92 @@
+/* pool.h - the drain's process pool: counts a batch of items on worker
+ * processes forked from the caller (so a loaded tokenizer and templates are
+ * shared copy-on-write), in chunks, keeping results in input order,
+ * surviving dead workers, honouring a time budget and reporting progress.
+ * Generic over the work: the caller passes a function that turns one item
+ * into one result; in the workers it runs on the forked copy of the
+ * caller's memory. Depends on base/ only. POSIX (fork, pipes, poll). */
+#ifndef TALLY_POOL_H
+#define TALLY_POOL_H
+
+#include "../base/base.h"
+#include "../base/err.h"
+
+/* One item: an opaque payload (a JSON line, say) and a kind the work
+ * function and the chunking understand. */
+typedef struct pool_item {
+    str payload;
+    u8  kind;       /* POOL_KIND_* for chunking; the work function sees it too */
+} pool_item;
+
+enum {
+    POOL_KIND_SMALL = 0,   /* cheap, counted in the parent (token ids) */
+    POOL_KIND_TEXT  = 1,   /* chunked by bytes */
+    POOL_KIND_HEAVY = 2,   /* chunked by count (message, prompt) */
+};
+
+/* What counting one item gave. `state` says whether it is done. */
+enum {
+    POOL_PENDING = 0,      /* not counted (yet, or the budget ran out) */
+    POOL_DONE,             /* counted: n, fallback */
+    POOL_ERROR,            /* an error for this item: msg */
+};
+
+enum { POOL_MSG_MAX = 240 };
+
+typedef struct pool_result {
+    u8   state;
+    u8   fallback;         /* a caller-defined code (0 = none) */
+    i64  n;
+    char msg[POOL_MSG_MAX];
+} pool_result;
+
+/* Runs in a worker (or in the caller for in-process counting and for
+ * POOL_KIND_SMALL items): fills r (state DONE or ERROR). Must not print
+ * or exit; may crash (that is what the pool survives). */
+typedef void (*pool_work_fn)(void *ctx, const pool_item *it, pool_result *r);
+
+typedef struct pool_stats {
+    iz     total, done, errors, fallbacks, pending;
+    iz     chunks, worker_deaths, retried;
+    double elapsed_s;
+    int    workers;
+} pool_stats;
+
+typedef void (*pool_progress_fn)(void *ctx, const pool_stats *s, bool final);
+
+typedef struct pool_opts {
+    int    workers;        /* processes; 0 = count in the caller, in order */
+    int    chunk_items;    /* HEAVY items per chunk (0 = POOL_CHUNK_ITEMS) */
+    iz     chunk_bytes;    /* TEXT bytes per chunk (0 = POOL_CHUNK_BYTES) */
+    int    in_flight;      /* chunks in flight per worker (0 = 2) */
+    double timeout_s;      /* budget for the whole run; 0 = none */
+    double progress_s;     /* progress every this many seconds; 0 = never */
+    pool_progress_fn progress;
+    void  *progress_ctx;
+    /* Called in each new worker right after fork (may be NULL), e.g. to
+     * create the worker's own scratch state. */
+    void (*worker_init)(void *ctx);
+} pool_opts;
+
+enum {
+    POOL_CHUNK_ITEMS = 64,       /* upstream's structured chunk size */
+    POOL_CHUNK_BYTES = 1 << 20,  /* about a few ms of tokenizing */
+};
+
+/* Counts items[0..n) into results[0..n) (same order). Items whose result
+ * is already DONE or ERROR are skipped (a retry pass). Returns ERR_OK, or
+ * an error when the pool itself could not run (fork or pipe failed: then
+ * nothing was lost, the unfinished items are PENDING). A worker that dies
+ * costs its in-flight chunks only: a replacement is started and those
+ * items are retried one at a time; an item on which a worker dies again is
+ * an ERROR ("worker died on this item: signal N"). When the budget runs out
+ * the workers are killed and what was not counted stays PENDING.
+ * Workers ignore SIGINT and die with the caller. Not thread-safe (it forks
+ * and waits for its own children). */
+int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn, void *ctx,
+             const pool_opts *o, pool_stats *st, err *e);
+
+/* Number of CPUs this process may run on (affinity mask, cgroup quota). */
+int pool_cpus(void);
+
+#endif
