@@ -16,9 +16,20 @@ void cli_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 /* Resolves --tokenizer: an existing folder or file, else a short name in
  * the assets folder ($TALLY_ASSETS, else assets/ of the source tree this
- * binary was built in, else ./assets). Writes the path to out. Returns
- * false with a message naming the places it looked. */
+ * binary was built in, else ./assets), else a Hugging Face model name
+ * (ORG/NAME, or a bare NAME not among the assets) in the local Hugging Face
+ * cache (chat/hfcache.h: the snapshot folder refs/main names). Writes the
+ * path to out. Returns false with a message naming the places it looked. */
 bool cli_find_tokenizer(const char *arg, char *out, size_t cap, char *why, size_t whycap);
+
+/* --now: YYYY-MM-DD[(T| )HH:MM[:SS]] as wall-clock seconds since the epoch
+ * (the render's clock has no time zone: strftime_now prints these fields).
+ * False when the text is not such a time. */
+bool cli_parse_time(const char *s, i64 *out);
+/* Python's datetime.now(): the local wall-clock time, as epoch seconds
+ * shifted by the local UTC offset (reading them as UTC gives the local
+ * fields). */
+i64  cli_local_now(void);
 
 /* Line input (lines.c). A line is valid until the next lines_next call. */
 typedef struct {
@@ -41,5 +52,6 @@ int  lines_next(lines *r, str *line);
 
 int cmd_tokenize(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_count(int argc, char **argv);
 
 #endif

@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "cli.h"
 #include "../base/arena.h"
 #include "../base/os.h"
@@ -72,66 +71,6 @@ static void write_error(buf *o, const json *id, const char *msg, const char *typ
     buf_cstr(o, "}\n");
 }
 
-/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d. */
-static i64 days_from_civil(i64 y, i64 m, i64 d)
-{
-    y -= m <= 2;
-    i64 era = (y >= 0 ? y : y - 399) / 400;
-    i64 yoe = y - era * 400;
-    i64 doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    i64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static bool digits(const char *s, int n, int *out)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return true;
-}
-
-/* YYYY-MM-DD[(T| )HH:MM[:SS]] as wall-clock seconds since the epoch (the
- * render's clock has no time zone: strftime_now prints these fields). */
-static bool parse_iso(const char *s, i64 *out)
-{
-    int y, mo, d, h = 0, mi = 0, sec = 0;
-    size_t n = strlen(s);
-    if (n < 10 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-'
-        || !digits(s + 8, 2, &d))
-        return false;
-    if (n > 10) {
-        if ((s[10] != 'T' && s[10] != ' ') || n < 16 || !digits(s + 11, 2, &h) || s[13] != ':'
-            || !digits(s + 14, 2, &mi))
-            return false;
-        if (n > 16 && (n != 19 || s[16] != ':' || !digits(s + 17, 2, &sec)))
-            return false;
-    }
-    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap)
-        || h > 23 || mi > 59 || sec > 59)
-        return false;
-    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
-    return true;
-}
-
-/* Python's datetime.now() is local wall-clock time: the epoch seconds
- * shifted by the local UTC offset, so that reading them as UTC gives the
- * local fields. */
-static i64 local_now(void)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    if (!localtime_r(&t, &tm))
-        return (i64)t;
-    return (i64)t + (i64)tm.tm_gmtoff;
-}
-
 int cmd_render(int argc, char **argv)
 {
     const char *tok_arg = TALLY_DEFAULT_TOKENIZER, *tmpl_file = NULL;
@@ -154,7 +93,7 @@ int cmd_render(int argc, char **argv)
         case 't': tok_arg = optarg; break;
         case 'c': tmpl_file = optarg; break;
         case 'n':
-            if (!parse_iso(optarg, &ro.now)) {
+            if (!cli_parse_time(optarg, &ro.now)) {
                 cli_error("render: --now needs a time as YYYY-MM-DD[THH:MM[:SS]], not \"%s\"", optarg);
                 return 2;
             }
@@ -180,7 +119,7 @@ int cmd_render(int argc, char **argv)
         return 2;
     }
     if (!have_now)
-        ro.now = local_now();
+        ro.now = cli_local_now();
     char path[4096], why[8192];
     if (!cli_find_tokenizer(tok_arg, path, sizeof(path), why, sizeof(why))) {
         cli_error("render: %s", why);
