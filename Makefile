@@ -97,6 +97,19 @@ $(CONTEXTS) &:
 $(TST)/test_tmpl_golden: $(TST)/tests/sha256.o
 $(REL)/bench_tmpl: $(REL)/tests/sha256.o
 
+# The counting goldens (tests/data/count) and bench_count read the oracle's
+# inputs in build/inputs, rebuilt the same way (python3 only) and checked
+# against the sha256 the goldens were made with.
+COUNT_INPUTS := $(addprefix build/inputs/,agentic_prompts.jsonl bfcl_prompts.jsonl agentic_outputs.jsonl texts.jsonl)
+$(COUNT_INPUTS) &:
+	@mkdir -p build/inputs
+	$(Q)python3 $(SHARED)/oracle/build_inputs.py $(SHARED)/data build/inputs >/dev/null
+	$(Q)(cd build/inputs && sha256sum --quiet -c ../../tests/data/count/INPUTS.sha256) || \
+	    { echo "build/inputs: rebuilt inputs differ from tests/data/count/INPUTS.sha256" >&2; rm -f $(COUNT_INPUTS); exit 1; }
+$(TST)/test_count_golden: $(TST)/tests/sha256.o
+test-build: $(COUNT_INPUTS)
+bench: $(COUNT_INPUTS)
+
 test-build: $(TESTS) $(TST)/tally $(TEXTS) $(CONTEXTS) ## build the tests with ASan+UBSan
 
 test: test-build ## build with sanitizers and run every test; ends with "N passed, N failed"

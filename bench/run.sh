@@ -3,8 +3,9 @@
 # 0.22.2 via the oracle's Node binding) on the same inputs in the same run,
 # pinned to one core, for qwen3 and llama3_1 on the shared message texts and
 # the rendered BFCL prompts; then chat-template rendering against the
-# oracle's Python Jinja2 (qwen3's template over the agentic prompts).
-# BENCH_ONLY=tok or BENCH_ONLY=tmpl runs one part. Needs the oracle
+# oracle's Python Jinja2 (qwen3's template over the agentic prompts); then
+# the counting kinds (prompts and messages) against the oracle's Python path.
+# BENCH_ONLY=tok, BENCH_ONLY=tmpl or BENCH_ONLY=count runs one part. Needs the oracle
 # (sh ../shared/oracle/install.sh) and the assets (scripts/fetch-assets.sh).
 set -eu
 bin=${1:-build/release}
@@ -19,7 +20,7 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 only=${BENCH_ONLY:-}
 python=${ORACLE_PYTHON:-/usr/bin/python3}
 
-if [ "$only" != tmpl ]; then
+if [ -z "$only" ] || [ "$only" = tok ]; then
 
 echo "Throughput, MB/s of input text (tokens/s in parentheses), one core:"
 printf '%-9s %-14s %6s | %-22s %-9s %-9s | %-22s %-9s | %7s %7s\n' \
@@ -66,7 +67,7 @@ echo "batch = one encodeBatch call; medians of $runs runs (reference: 3); every 
 echo "that tally and the reference give the same total token count."
 fi
 
-[ "$only" = tok ] && exit 0
+if [ -z "$only" ] || [ "$only" = tmpl ]; then
 [ "$only" = tmpl ] || echo
 echo "Chat-template rendering, qwen3's template (assets/qwen3) over the agentic prompts, one core:"
 printf '%-15s %6s %8s %7s | %-22s | %-22s | %6s\n' \
@@ -92,3 +93,45 @@ echo "rendering is timed (tally: chat_render_prompt, Jinja2: the oracle's job_pr
 echo "the template compiled); medians of $runs runs (Jinja2: 3); both sides' renderings"
 echo "(and failures, by exception class) must have the same sha256. agentic_nonull: null"
 echo "assistant contents replaced by \"\" (all render); agentic: as given (most fail)."
+fi
+
+if [ -z "$only" ] || [ "$only" = count ]; then
+[ "$only" = count ] || echo
+# The reference takes about a minute per pass over the agentic prompts, so it
+# runs fewer passes; BENCH_COUNT_TOKS picks the tokenizers (default qwen3).
+count_toks=${BENCH_COUNT_TOKS:-qwen3}
+ref_runs=${BENCH_REF_RUNS:-3}
+echo "Counting (count_item, what \`tally count\` runs per line) on the agentic data, one core:"
+printf '%-9s %-8s %6s %10s %9s | %-22s | %-22s | %6s\n' \
+    tokenizer kind items tokens fallbacks "tally items/s  (cold)" "oracle items/s" "x"
+for t in $count_toks; do
+    prompts=build/inputs/agentic_prompts.jsonl outputs=build/inputs/agentic_outputs.jsonl
+    $pin "$bin/bench_count" "$assets/$t" "$prompts" "$outputs" "$runs" >"$tmp/cc.$t" || exit 1
+    $pin "$python" bench/ref_count.py "$assets/$t" "$prompts" "$outputs" "$ref_runs" >"$tmp/cr.$t" || exit 1
+    c=$tmp/cc.$t r=$tmp/cr.$t
+    for k in prefix_len baseline prompt_tokens prompt_fallbacks prompt_errors \
+             message_tokens message_fallbacks message_errors; do
+        if [ "$(v $k "$c")" != "$(v $k "$r")" ]; then
+            echo "bench: $t: $k: tally $(v $k "$c"), the oracle $(v $k "$r")" >&2
+            exit 1
+        fi
+    done
+    for kind in prompt message; do
+        printf '%-9s %-8s %6s %10s %9s | %12s (%7s) | %22s | %5sx\n' "$t" "$kind" \
+            "$(v ${kind}_items "$c")" "$(v ${kind}_tokens "$c")" "$(v ${kind}_fallbacks "$c")" \
+            "$(v ${kind}s_per_s "$c")" \
+            "$(awk -v n="$(v ${kind}_items "$c")" -v s="$(v ${kind}_cold_s "$c")" 'BEGIN { printf "%.0f", n / s }')" \
+            "$(v ${kind}s_per_s "$r")" "$(div "$(v ${kind}_s "$r")" "$(v ${kind}_s "$c")")"
+    done
+done
+echo
+echo "Both sides count the same parsed items (the agentic prompts as given, with upstream's"
+echo "fallback to the prompt's JSON where the template fails; the recorded assistant outputs)"
+echo "with the clock pinned; totals, fallbacks and the message framing must agree. tally:"
+echo "count_item with a warm work area, median of $runs runs (cold = the first pass with a"
+echo "fresh one). oracle: Oracle.job_prompt (--mlcommons) / job_message per item and one"
+echo "encode per 256 items through its Node process (Rust tokenizers; pinned to the same"
+echo "core), median of $ref_runs runs; input parsing and output writing are not timed on"
+echo "either side. BENCH_COUNT_TOKS=\"qwen3 llama3_1\" adds tokenizers (the reference takes"
+echo "about a minute per pass over the prompts)."
+fi
