@@ -11,12 +11,14 @@
 #include "../base/os.h"
 #include "../chat/count.h"
 #include "../chat/shapes.h"
+#include "../drain/pool.h"
 #include "../json/json.h"
 
 /* In two parts: C11 promises string literals of 4095 bytes only. */
 static const char help[] =
     "usage: tally count [--tokenizer T] [--kind auto|ids|text|message|prompt]\n"
-    "                   [--chat-template FILE] [--now ISO] [--max-line N] [--quiet]\n"
+    "                   [--chat-template FILE] [--now ISO] [--shards N] [--max-line N]\n"
+    "                   [--quiet]\n"
     "\n"
     "Counts tokens as upstream's metrics aggregator (mlcommons/endpoints) does, one\n"
     "implementation for the four kinds:\n"
@@ -80,6 +82,13 @@ static const char help2[] =
     "                         default: the local time now, as Python's datetime.now()\n"
     "      --max-line N       longest input line in bytes (default 1 GiB); a longer line\n"
     "                         is an error for that line\n"
+    "  -s, --shards N         count on N worker processes forked after loading (default:\n"
+    "                         one per CPU this process may use); 0 counts in this\n"
+    "                         process. Lines go to the workers in batches (8192 lines\n"
+    "                         or 64 MiB), in chunks of 64 (text: about 1 MiB); output\n"
+    "                         keeps input order; a worker that dies is replaced and\n"
+    "                         its lines retried one by one; progress every 30 s on\n"
+    "                         stderr\n"
     "  -q, --quiet            no summary and no fallback warnings on stderr\n"
     "  -h, --help             this text\n";
 
@@ -144,12 +153,410 @@ static bool parse_kind(const char *s, int *kind)
     return false;
 }
 
+/* One line's outcome: the output line, and what the summary needs. */
+enum { OUT_COUNTED = 0, OUT_SKIPPED, OUT_ERROR };
+
+typedef struct outcome {
+    int   state;
+    int   kind;                 /* count_kind when counted */
+    i64   n;
+    char  fallback[CLASS_LEN];  /* the failure's class when a fallback was counted */
+    char  fb_msg[ERR_MSG_MAX];  /* ... and the template's error */
+    buf   line;                 /* the output line, with its newline */
+} outcome;
+
+/* The state of one run of the command. */
+typedef struct counter {
+    count_model *m;
+    count_work  *w;             /* in this process (serial mode, worker side) */
+    int          want;
+    bool         quiet;
+    arena        a;             /* per line */
+    i64          items, errors, skipped, tokens, fallbacks;
+    i64          by_kind[COUNT_PROMPT + 1];
+    classes      cls;
+    double       t0;
+} counter;
+
+/* Counts one input line (line number `lineno`, 1-based) into `o`. */
+static void process_line(counter *cn, str line, i64 lineno, bool too_long, iz max_line, outcome *o)
+{
+    char msg[ERR_MSG_MAX + 64];
+    const json *id = NULL;
+    o->state = OUT_ERROR;
+    o->fallback[0] = 0;
+    o->line.len = 0;
+    if (too_long) {
+        snprintf(msg, sizeof(msg), "line %lld: longer than %td bytes", (long long)lineno, max_line);
+        goto error;
+    }
+    err je = {0};
+    json *v = json_parse(&cn->a, line, NULL, &je);
+    if (!v) {
+        snprintf(msg, sizeof(msg), "line %lld: invalid JSON: %s at byte %td", (long long)lineno, je.msg,
+                 je.off);
+        goto error;
+    }
+    shapes_item it;
+    int st = shapes_input(&cn->a, v, cn->want, &it, &je);
+    id = it.id;
+    if (st == SHAPES_ERROR) {
+        snprintf(msg, sizeof(msg), "line %lld: %s", (long long)lineno, je.msg);
+        goto error;
+    }
+    if (st == SHAPES_SKIP) {
+        o->state = OUT_SKIPPED;
+        write_msg(&o->line, id, "skipped", it.skip);
+        return;
+    }
+    count_result r;
+    if (count_item(cn->w, &it.in, &r) != ERR_OK) {
+        snprintf(msg, sizeof(msg), "line %lld: %s", (long long)lineno, r.msg);
+        goto error;
+    }
+    o->state = OUT_COUNTED;
+    o->kind = it.in.kind;
+    o->n = r.n;
+    buf *b = &o->line;
+    buf_byte(b, '{');
+    write_id(b, id);
+    if (cn->want == SHAPES_AUTO) {
+        buf_cstr(b, "\"kind\":\"");
+        buf_cstr(b, count_kind_name(it.in.kind));
+        buf_cstr(b, "\",");
+    }
+    buf_cstr(b, "\"n\":");
+    buf_i64(b, r.n);
+    if (r.fallback) {
+        buf_cstr(b, ",\"fallback\":");
+        json_write_str(b, str_cstr(r.fallback));
+        snprintf(o->fallback, sizeof o->fallback, "%s", r.fallback);
+        snprintf(o->fb_msg, sizeof o->fb_msg, "%s", r.msg);
+    }
+    buf_cstr(b, "}\n");
+    return;
+error:
+    write_msg(&o->line, id, "error", msg);
+}
+
+/* Adds an outcome to the summary and writes its line. */
+static void account(counter *cn, const outcome *o, i64 lineno, buf *out)
+{
+    cn->items++;
+    switch (o->state) {
+    case OUT_ERROR:   cn->errors++; break;
+    case OUT_SKIPPED: cn->skipped++; break;
+    default:
+        cn->tokens += o->n;
+        if (o->kind >= COUNT_IDS && o->kind <= COUNT_PROMPT)
+            cn->by_kind[o->kind]++;
+        if (o->fallback[0]) {
+            cn->fallbacks++;
+            /* Upstream warns once per failure class; so do we. */
+            if (classes_add(&cn->cls, o->fallback) && !cn->quiet)
+                cli_error("count: warning: line %lld: the chat template failed (%s); counted upstream's "
+                          "fallback instead (%s); later %s fallbacks are only counted", (long long)lineno,
+                          o->fb_msg, o->kind == COUNT_PROMPT ? "the compact JSON of the prompt"
+                                                             : "the message's parts joined by newlines",
+                          o->fallback);
+        }
+        break;
+    }
+    buf_str(out, buf_view(&o->line));
+    if (out->len >= 1 << 16 || out->failed) {
+        fwrite(out->data, 1, (size_t)out->len, stdout);
+        out->len = 0;
+    }
+}
+
+static int run_serial(counter *cn, iz max_line)
+{
+    cn->w = count_work_new(cn->m);
+    lines in;
+    if (!cn->w || !lines_init(&in, 0, max_line)) {
+        cli_error("count: out of memory");
+        count_work_free(cn->w);
+        return 1;
+    }
+    arena_init(&cn->a, 0);
+    arena_mark base = arena_reserve(&cn->a, 1 << 20);
+    buf out = {0};
+    outcome o = {0};
+    str line;
+    int lr;
+    i64 lineno = 0;
+    cn->t0 = os_now();
+    while ((lr = lines_next(&in, &line)) != LINES_END) {
+        arena_restore(&cn->a, base);
+        lineno++;
+        process_line(cn, line, lineno, lr == LINES_TOO_LONG, max_line, &o);
+        account(cn, &o, lineno, &out);
+    }
+    if (out.len)
+        fwrite(out.data, 1, (size_t)out.len, stdout);
+    fflush(stdout);
+    int rc = 0;
+    if (in.failed) {
+        cli_error("count: reading stdin failed");
+        rc = 1;
+    }
+    lines_fini(&in);
+    buf_free(&out);
+    buf_free(&o.line);
+    arena_fini(&cn->a);
+    count_work_free(cn->w);
+    cn->w = NULL;
+    return rc;
+}
+
+/* ---- sharded: batches of lines through the drain's process pool ---------- */
+
+/* Lines per pool run: bounds the parent's memory (the lines and their
+ * outcomes) whatever the input's length. */
+enum { SHARD_BATCH = 8192, SHARD_BATCH_BYTES = 64 << 20 };
+
+/* A pool payload is the line number (8 bytes) followed by the line. A
+ * result carries the outcome: n; fallback = the state, the kind and a flag
+ * for a fallback count; msg = the output line, then for a fallback count
+ * the class and the template's error after a newline and a tab. */
+enum { FB_FLAG = 0x80 };
+
+typedef struct shard_ctx {
+    counter *cn;
+    iz       max_line;
+    outcome  o;
+} shard_ctx;
+
+static void shard_init(void *ctx)
+{
+    shard_ctx *sc = ctx;
+    sc->cn->w = count_work_new(sc->cn->m);
+    arena_init(&sc->cn->a, 0);
+    arena_reserve(&sc->cn->a, 1 << 20);   /* kept across lines, as in run_serial */
+}
+
+static void shard_work(void *ctx, const pool_item *it, pool_result *r)
+{
+    shard_ctx *sc = ctx;
+    counter *cn = sc->cn;
+    i64 lineno;
+    memcpy(&lineno, it->payload.s, 8);
+    str line = str_cut(it->payload, 8, it->payload.len);
+    arena_mark mark = arena_save(&cn->a);
+    outcome *o = &sc->o;
+    if (!cn->w) {
+        r->state = POOL_ERROR;
+        snprintf(r->msg, sizeof r->msg, "out of memory in a worker");
+        return;
+    }
+    process_line(cn, line, lineno, false, sc->max_line, o);
+    arena_restore(&cn->a, mark);
+    buf msg = {0};
+    buf_str(&msg, buf_view(&o->line));
+    if (o->fallback[0]) {
+        buf_cstr(&msg, o->fallback);
+        buf_byte(&msg, '\t');
+        buf_put(&msg, o->fb_msg, MIN((iz)strlen(o->fb_msg), 300));   /* for the warning only */
+    }
+    if (msg.failed || msg.len >= POOL_MSG_MAX) {
+        /* does not fit a result: the parent counts this line itself */
+        r->state = POOL_ERROR;
+        r->fallback = 0xff;
+        buf_free(&msg);
+        return;
+    }
+    r->state = POOL_DONE;
+    r->n = o->n;
+    r->fallback = (u8)((o->state << 4) | (o->state == OUT_COUNTED ? o->kind : 0) |
+                       (o->fallback[0] ? FB_FLAG : 0));
+    memcpy(r->msg, msg.data, (size_t)msg.len);
+    r->msg[msg.len] = 0;
+    buf_free(&msg);
+}
+
+/* Turns a pool result back into an outcome. */
+static void unpack(const pool_result *r, outcome *o)
+{
+    o->state = (r->fallback >> 4) & 7;
+    o->kind = r->fallback & 15;
+    if (o->kind > COUNT_PROMPT)
+        o->kind &= 7;
+    o->n = r->n;
+    o->fallback[0] = 0;
+    o->line.len = 0;
+    const char *nl = strchr(r->msg, '\n');
+    iz linelen = nl ? (iz)(nl - r->msg) + 1 : (iz)strlen(r->msg);
+    buf_put(&o->line, r->msg, linelen);
+    if ((r->fallback & FB_FLAG) && nl) {
+        const char *tab = strchr(nl + 1, '\t');
+        if (tab) {
+            snprintf(o->fallback, sizeof o->fallback, "%.*s", (int)(tab - nl - 1), nl + 1);
+            snprintf(o->fb_msg, sizeof o->fb_msg, "%s", tab + 1);
+        }
+    }
+}
+
+static void shard_progress(void *ctx, const pool_stats *s, bool final)
+{
+    (void)ctx;
+    if (final)
+        return;
+    double rate = s->elapsed_s > 0 ? (double)(s->done + s->errors) / s->elapsed_s : 0;
+    cli_error("count: batch: %td/%td done, %td errors, %td fallbacks, %.0f items/s", s->done + s->errors,
+              s->total, s->errors, s->fallbacks, rate);
+}
+
+static int run_sharded(counter *cn, int shards, iz max_line)
+{
+    lines in;
+    if (!lines_init(&in, 0, max_line)) {
+        cli_error("count: out of memory");
+        return 1;
+    }
+    pool_item *items = calloc(SHARD_BATCH, sizeof *items);
+    pool_result *res = calloc(SHARD_BATCH, sizeof *res);
+    bool *too_long = calloc(SHARD_BATCH, sizeof *too_long);
+    arena lines_a;
+    arena_init(&lines_a, 0);
+    shard_ctx sc = {.cn = cn, .max_line = max_line};
+    counter local = *cn;   /* the parent's own work area, for lines it counts itself */
+    local.w = count_work_new(cn->m);
+    arena_init(&local.a, 0);
+    buf out = {0};
+    outcome o = {0};
+    int rc = 0;
+    if (!items || !res || !too_long || !local.w) {
+        cli_error("count: out of memory");
+        rc = 1;
+        goto done;
+    }
+    /* a pool item's kind only steers chunking: ids lines are cheap */
+    u8 kind = cn->want == COUNT_IDS ? POOL_KIND_TEXT : cn->want == COUNT_TEXT ? POOL_KIND_TEXT
+                                                                                : POOL_KIND_HEAVY;
+    pool_opts po = {.workers = shards, .worker_init = shard_init, .progress_s = cn->quiet ? 0 : 30,
+                    .progress = shard_progress};
+    arena_mark lines_base = arena_reserve(&lines_a, SHARD_BATCH_BYTES + (SHARD_BATCH * 16));
+    cn->t0 = os_now();
+    i64 lineno = 0;
+    bool more = true;
+    while (more) {
+        arena_restore(&lines_a, lines_base);   /* the last batch's memory, reused */
+        iz n = 0;
+        str line;
+        int lr;
+        iz bytes = 0;
+        more = false;
+        while (n < SHARD_BATCH && bytes < SHARD_BATCH_BYTES) {
+            if ((lr = lines_next(&in, &line)) == LINES_END)
+                break;
+            bytes += line.len;
+            lineno++;
+            u8 *p = NEW_NZ(&lines_a, u8, line.len + 8);
+            memcpy(p, &lineno, 8);
+            if (line.len)
+                memcpy(p + 8, line.s, (size_t)line.len);
+            items[n] = (pool_item){str_from(p, line.len + 8), kind};
+            too_long[n] = lr == LINES_TOO_LONG;
+            res[n] = (pool_result){0};
+            if (too_long[n])
+                res[n].state = POOL_ERROR;   /* answered below, not by a worker */
+            n++;
+            more = n == SHARD_BATCH || bytes >= SHARD_BATCH_BYTES;
+        }
+        if (!n)
+            break;
+        err e = {0};
+        pool_stats st;
+        fflush(stdout);
+        if (pool_run(items, n, res, shard_work, &sc, &po, &st, &e) != ERR_OK) {
+            cli_error("count: the worker processes failed (%s); counting in this process", e.msg);
+            pool_opts serial = {0};
+            sc.cn = &local;
+            pool_run(items, n, res, shard_work, &sc, &serial, &st, &e);
+            sc.cn = cn;
+        }
+        for (iz k = 0; k < n; k++) {
+            i64 ln;
+            memcpy(&ln, items[k].payload.s, 8);
+            if (too_long[k] || res[k].state == POOL_PENDING || res[k].fallback == 0xff ||
+                res[k].state == POOL_ERROR) {
+                /* too long, or a result a worker could not send: count here */
+                arena_mark m = arena_save(&local.a);
+                if (res[k].state == POOL_ERROR && !too_long[k] && res[k].fallback != 0xff) {
+                    o.state = OUT_ERROR;
+                    o.fallback[0] = 0;
+                    o.line.len = 0;
+                    char msg[POOL_MSG_MAX + 32];
+                    snprintf(msg, sizeof msg, "line %lld: %s", (long long)ln, res[k].msg);
+                    write_msg(&o.line, NULL, "error", msg);
+                } else {
+                    process_line(&local, str_cut(items[k].payload, 8, items[k].payload.len), ln,
+                                 too_long[k], max_line, &o);
+                }
+                arena_restore(&local.a, m);
+            } else {
+                unpack(&res[k], &o);
+            }
+            account(cn, &o, ln, &out);
+        }
+    }
+    if (out.len)
+        fwrite(out.data, 1, (size_t)out.len, stdout);
+    fflush(stdout);
+    if (in.failed) {
+        cli_error("count: reading stdin failed");
+        rc = 1;
+    }
+done:
+    lines_fini(&in);
+    free(items);
+    free(res);
+    free(too_long);
+    arena_fini(&lines_a);
+    arena_fini(&local.a);
+    count_work_free(local.w);
+    buf_free(&out);
+    buf_free(&o.line);
+    return rc;
+}
+
+static void print_summary(counter *cn, double t_load)
+{
+    double dt = os_now() - cn->t0;
+    buf s = {0};
+    buf_printf(&s, "tally: count: %lld items: %lld counted (", (long long)cn->items,
+               (long long)(cn->items - cn->errors - cn->skipped));
+    bool first = true;
+    for (int k = COUNT_IDS; k <= COUNT_PROMPT; k++) {
+        if (!cn->by_kind[k])
+            continue;
+        buf_printf(&s, "%s%s %lld", first ? "" : ", ", count_kind_name((count_kind)k),
+                   (long long)cn->by_kind[k]);
+        first = false;
+    }
+    buf_printf(&s, "%s%lld tokens), %lld skipped, %lld errors, %lld fallbacks", first ? "" : "; ",
+               (long long)cn->tokens, (long long)cn->skipped, (long long)cn->errors, (long long)cn->fallbacks);
+    if (cn->fallbacks) {
+        buf_cstr(&s, " (");
+        for (int k = 0; k < cn->cls.count; k++)
+            buf_printf(&s, "%s%s %lld", k ? ", " : "", cn->cls.name[k], (long long)cn->cls.n[k]);
+        if (cn->cls.other)
+            buf_printf(&s, ", other %lld", (long long)cn->cls.other);
+        buf_byte(&s, ')');
+    }
+    buf_printf(&s, " in %.3f s (%.0f items/s), load %.3f s\n", dt, dt > 0 ? (double)cn->items / dt : 0.0,
+               t_load);
+    fwrite(s.data, 1, (size_t)s.len, stderr);
+    buf_free(&s);
+}
+
 int cmd_count(int argc, char **argv)
 {
     const char *tok_arg = TALLY_DEFAULT_TOKENIZER;
     count_model_opts mo = {0};
     int want = SHAPES_AUTO;
     bool quiet = false, have_now = false;
+    int shards = -1;   /* -1: every CPU this process may use */
     iz max_line = CLI_MAX_LINE;
     static const struct option opts[] = {
         {"tokenizer", required_argument, 0, 't'},
@@ -158,11 +565,12 @@ int cmd_count(int argc, char **argv)
         {"now", required_argument, 0, 'n'},
         {"max-line", required_argument, 0, 'm'},
         {"quiet", no_argument, 0, 'q'},
+        {"shards", required_argument, 0, 's'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     int c;
-    while ((c = getopt_long(argc, argv, "t:k:c:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:k:c:s:qh", opts, NULL)) != -1) {
         switch (c) {
         case 't': tok_arg = optarg; break;
         case 'c': mo.chat_template_file = optarg; break;
@@ -190,6 +598,17 @@ int cmd_count(int argc, char **argv)
             break;
         }
         case 'q': quiet = true; break;
+        case 's': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 256) {
+                cli_error("count: --shards needs a number of worker processes from 0 to 256, not \"%s\"",
+                          optarg);
+                return 2;
+            }
+            shards = (int)v;
+            break;
+        }
         case 'h': fputs(help, stdout); fputs(help2, stdout); return 0;
         default: fputs(help, stderr); fputs(help2, stderr); return 2;
         }
@@ -217,133 +636,14 @@ int cmd_count(int argc, char **argv)
     if (berr && !quiet && (want == SHAPES_AUTO || want == COUNT_MESSAGE))
         cli_error("count: warning: the message framing does not render (%s): messages are counted "
                   "with prefix_len = baseline = 0, as upstream does", berr);
-    count_work *w = count_work_new(m);
-    if (!w) {
-        cli_error("count: out of memory");
-        count_model_free(m);
-        return 1;
-    }
-    arena a;
-    arena_init(&a, 0);
-    arena_mark base = arena_reserve(&a, 1 << 20);
-    buf o = {0};
-    lines in;
-    if (!lines_init(&in, 0, max_line)) {
-        cli_error("count: out of memory");
-        arena_fini(&a);
-        count_work_free(w);
-        count_model_free(m);
-        return 1;
-    }
-    str line;
-    int lr;
-    i64 items = 0, errors = 0, skipped = 0, tokens = 0, fallbacks = 0;
-    i64 by_kind[COUNT_PROMPT + 1] = {0};
-    classes cls = {0};
-    t0 = os_now();
-    while ((lr = lines_next(&in, &line)) != LINES_END) {
-        arena_restore(&a, base);
-        items++;
-        char msg[ERR_MSG_MAX + 64];
-        const json *id = NULL;
-        if (lr == LINES_TOO_LONG) {
-            snprintf(msg, sizeof(msg), "line %lld: longer than %td bytes", (long long)items, max_line);
-            goto error;
-        }
-        err je = {0};
-        json *v = json_parse(&a, line, NULL, &je);
-        if (!v) {
-            snprintf(msg, sizeof(msg), "line %lld: invalid JSON: %s at byte %td", (long long)items, je.msg,
-                     je.off);
-            goto error;
-        }
-        shapes_item it;
-        int st = shapes_input(&a, v, want, &it, &je);
-        id = it.id;
-        if (st == SHAPES_ERROR) {
-            snprintf(msg, sizeof(msg), "line %lld: %s", (long long)items, je.msg);
-            goto error;
-        }
-        if (st == SHAPES_SKIP) {
-            skipped++;
-            write_msg(&o, id, "skipped", it.skip);
-            goto flush;
-        }
-        count_result r;
-        if (count_item(w, &it.in, &r) != ERR_OK) {
-            snprintf(msg, sizeof(msg), "line %lld: %s", (long long)items, r.msg);
-            goto error;
-        }
-        tokens += r.n;
-        by_kind[it.in.kind]++;
-        buf_byte(&o, '{');
-        write_id(&o, id);
-        if (want == SHAPES_AUTO) {
-            buf_cstr(&o, "\"kind\":\"");
-            buf_cstr(&o, count_kind_name(it.in.kind));
-            buf_cstr(&o, "\",");
-        }
-        buf_cstr(&o, "\"n\":");
-        buf_i64(&o, r.n);
-        if (r.fallback) {
-            buf_cstr(&o, ",\"fallback\":");
-            json_write_str(&o, str_cstr(r.fallback));
-            fallbacks++;
-            /* Upstream warns once per failure class; so do we. */
-            if (classes_add(&cls, r.fallback) && !quiet)
-                cli_error("count: warning: line %lld: the chat template failed (%s); counted upstream's "
-                          "fallback instead (%s); later %s fallbacks are only counted", (long long)items,
-                          r.msg, it.in.kind == COUNT_PROMPT ? "the compact JSON of the prompt"
-                                                            : "the message's parts joined by newlines",
-                          r.fallback);
-        }
-        buf_cstr(&o, "}\n");
-        goto flush;
-    error:
-        errors++;
-        write_msg(&o, id, "error", msg);
-    flush:
-        if (o.len >= 1 << 16 || o.failed) {
-            fwrite(o.data, 1, (size_t)o.len, stdout);
-            o.len = 0;
-        }
-    }
-    fwrite(o.data, 1, (size_t)o.len, stdout);
-    fflush(stdout);
-    double dt = os_now() - t0;
-    if (!quiet) {
-        buf s = {0};
-        buf_printf(&s, "tally: count: %lld items: %lld counted (", (long long)items,
-                   (long long)(items - errors - skipped));
-        bool first = true;
-        for (int k = COUNT_IDS; k <= COUNT_PROMPT; k++) {
-            if (!by_kind[k])
-                continue;
-            buf_printf(&s, "%s%s %lld", first ? "" : ", ", count_kind_name((count_kind)k),
-                       (long long)by_kind[k]);
-            first = false;
-        }
-        buf_printf(&s, "%s%lld tokens), %lld skipped, %lld errors, %lld fallbacks", first ? "" : "; ",
-                   (long long)tokens, (long long)skipped, (long long)errors, (long long)fallbacks);
-        if (fallbacks) {
-            buf_cstr(&s, " (");
-            for (int k = 0; k < cls.count; k++)
-                buf_printf(&s, "%s%s %lld", k ? ", " : "", cls.name[k], (long long)cls.n[k]);
-            if (cls.other)
-                buf_printf(&s, ", other %lld", (long long)cls.other);
-            buf_byte(&s, ')');
-        }
-        buf_printf(&s, " in %.3f s (%.0f items/s), load %.3f s\n", dt, dt > 0 ? (double)items / dt : 0.0,
-                   t_load);
-        fwrite(s.data, 1, (size_t)s.len, stderr);
-        buf_free(&s);
-    }
-    if (in.failed)
-        cli_error("count: reading stdin failed");
-    lines_fini(&in);
-    buf_free(&o);
-    arena_fini(&a);
-    count_work_free(w);
+    if (shards < 0)
+        shards = pool_cpus();
+    counter cn = {.m = m, .want = want, .quiet = quiet};
+    int rc = shards > 0 ? run_sharded(&cn, shards, max_line) : run_serial(&cn, max_line);
+    if (rc == 0 && !quiet)
+        print_summary(&cn, t_load);
     count_model_free(m);
+    if (rc)
+        return rc;
     return ferror(stdout) ? 1 : 0;
 }

@@ -206,7 +206,7 @@ _Noreturn static void worker_main(pool *p, int in_fd, int out_fd)
                 r.state = POOL_ERROR;
                 set_msg(&r, "the work function left the item uncounted");
             }
-            u16 ml = r.state == POOL_ERROR ? (u16)strnlen(r.msg, sizeof r.msg - 1) : 0;
+            u16 ml = (u16)strnlen(r.msg, sizeof r.msg - 1);
             buf_put(&out, &index, sizeof index);
             buf_put(&out, &r.state, 1);
             buf_put(&out, &r.fallback, 1);
@@ -317,6 +317,13 @@ static bool add_chunk(pool *p, iz first, iz n, bool retry)
 
 static void encode_chunk(pool *p, worker *w, const chunk *c)
 {
+    /* drop what was written already, so the buffer holds at most the
+     * unwritten rest of one chunk plus this one */
+    if (w->out_off > 0) {
+        memmove(w->out.data, w->out.data + w->out_off, (size_t)(w->out.len - w->out_off));
+        w->out.len -= w->out_off;
+        w->out_off = 0;
+    }
     u32 count = (u32)c->n;
     buf_put(&w->out, &count, sizeof count);
     for (iz k = 0; k < c->n; k++) {

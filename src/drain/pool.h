@@ -31,7 +31,9 @@ enum {
     POOL_ERROR,            /* an error for this item: msg */
 };
 
-enum { POOL_MSG_MAX = 240 };
+/* A result's message: an error, or whatever the work function wants to
+ * send back (the CLI sends its output line). */
+enum { POOL_MSG_MAX = 1024 };
 
 typedef struct pool_result {
     u8   state;
