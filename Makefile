@@ -45,7 +45,7 @@ Q := $(if $(V),,@)
 all: $(REL)/tally ## release build of the tally program (build/release/tally)
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed 's/:.*## /\t/' | expand -t 14
 
 $(REL)/%.o: %.c
 	@mkdir -p $(dir $@)
