@@ -547,6 +547,9 @@ count_work *count_work_new(const count_model *m)
     }
     /* a generous cap: one item's renders and JSON, far above any real one */
     arena_init(&w->scratch, (iz)2 << 30);
+    /* the first MiB stays across items (count_item restores to a mark in
+     * it), so small items never go back to malloc */
+    arena_reserve(&w->scratch, 1 << 20);
     return w;
 }
 
