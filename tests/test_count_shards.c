@@ -137,9 +137,41 @@ static void test_shards_option(void)
     free(sum);
 }
 
+/* A budget that runs out at once leaves every line pending, each still
+ * with its own output line and id, and the exit status says so. */
+static void test_drain_timeout(void)
+{
+    char in[] = "/tmp/tally-shards-in-XXXXXX";
+    int fd = mkstemp(in);
+    REQUIRE(fd >= 0);
+    close(fd);
+    write_input(in, 20);
+    const char *args[2] = {"--shards 0 --drain-timeout 0.000001", "--shards 2 --drain-timeout 0.000001"};
+    for (int k = 0; k < 2; k++) {
+        int st;
+        char *sum;
+        char *o = run(args[k], in, &sum, &st);
+        REQUIRE(o);
+        EXPECT_EQ(st, 3);
+        int lines = 0, pending = 0;
+        for (const char *p = o; *p; p++)
+            lines += *p == '\n';
+        for (const char *p = o; (p = strstr(p, "\"pending\":")); p++)
+            pending++;
+        EXPECT_EQ(lines, 180);
+        EXPECT(pending >= 170);   /* too-long and such lines are answered anyway */
+        EXPECT(strstr(o, "{\"id\":2,\"pending\":") != NULL);
+        EXPECT(strstr(sum, "pending (the drain budget ran out)") != NULL);
+        free(o);
+        free(sum);
+    }
+    remove(in);
+}
+
 int main(void)
 {
     RUN(test_shards_equal_in_process);
     RUN(test_shards_option);
+    RUN(test_drain_timeout);
     return test_done();
 }

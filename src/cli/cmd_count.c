@@ -18,7 +18,7 @@
 static const char help[] =
     "usage: tally count [--tokenizer T] [--kind auto|ids|text|message|prompt]\n"
     "                   [--chat-template FILE] [--now ISO] [--shards N] [--max-line N]\n"
-    "                   [--quiet]\n"
+    "                   [--drain-timeout S] [--progress-interval S] [--quiet]\n"
     "\n"
     "Counts tokens as upstream's metrics aggregator (mlcommons/endpoints) does, one\n"
     "implementation for the four kinds:\n"
@@ -65,6 +65,7 @@ static const char help2[] =
     "                              the template failed: N is upstream's fallback count\n"
     "  {\"id\": ..., \"skipped\": \"why\"}                 upstream counts nothing here\n"
     "  {\"id\": ..., \"error\": \"line L: why\"}            the line cannot be counted\n"
+    "  {\"id\": ..., \"pending\": \"why\"}                 not counted: --drain-timeout ran out\n"
     "The id is the line's \"id\" field, else an event's \"sample_uuid\"; it is left\n"
     "out when there is neither. At the end one summary line goes to stderr: items,\n"
     "counted by kind, tokens, skipped, errors, fallbacks by class, time. The first\n"
@@ -89,6 +90,11 @@ static const char help2[] =
     "                         keeps input order; a worker that dies is replaced and\n"
     "                         its lines retried one by one; progress every 30 s on\n"
     "                         stderr\n"
+    "      --drain-timeout S  a budget in seconds for the whole run (default 0: none);\n"
+    "                         when it runs out the workers are stopped at once and the\n"
+    "                         lines not counted get {\"pending\": ...}; exit status 3\n"
+    "      --progress-interval S  with --shards, a progress line on stderr every S\n"
+    "                         seconds (default 30; 0: none)\n"
     "  -q, --quiet            no summary and no fallback warnings on stderr\n"
     "  -h, --help             this text\n";
 
@@ -154,7 +160,7 @@ static bool parse_kind(const char *s, int *kind)
 }
 
 /* One line's outcome: the output line, and what the summary needs. */
-enum { OUT_COUNTED = 0, OUT_SKIPPED, OUT_ERROR };
+enum { OUT_COUNTED = 0, OUT_SKIPPED, OUT_ERROR, OUT_PENDING };
 
 typedef struct outcome {
     int   state;
@@ -172,7 +178,9 @@ typedef struct counter {
     int          want;
     bool         quiet;
     arena        a;             /* per line */
-    i64          items, errors, skipped, tokens, fallbacks;
+    i64          items, errors, skipped, tokens, fallbacks, pending;
+    double       deadline;      /* os_now() when the drain budget runs out; 0: none */
+    double       progress_s;    /* progress lines every this many seconds; 0: none */
     i64          by_kind[COUNT_PROMPT + 1];
     classes      cls;
     double       t0;
@@ -239,6 +247,25 @@ error:
     write_msg(&o->line, id, "error", msg);
 }
 
+/* The outcome of a line the drain budget left uncounted: its id (the
+ * line is parsed for it, nothing else) and "pending". */
+static void pending_line(counter *cn, str line, outcome *o)
+{
+    o->state = OUT_PENDING;
+    o->fallback[0] = 0;
+    o->line.len = 0;
+    arena_mark m = arena_save(&cn->a);
+    err je;
+    json *v = json_parse(&cn->a, line, NULL, &je);
+    const json *id = v ? json_get(v, S("id")) : NULL;
+    if (!id && v) {
+        const json *u = json_get_type(v, S("sample_uuid"), JSON_STR);
+        id = u && u->u.s.len ? u : NULL;
+    }
+    write_msg(&o->line, id, "pending", "not counted: the drain budget (--drain-timeout) ran out");
+    arena_restore(&cn->a, m);
+}
+
 /* Adds an outcome to the summary and writes its line. */
 static void account(counter *cn, const outcome *o, i64 lineno, buf *out)
 {
@@ -246,6 +273,7 @@ static void account(counter *cn, const outcome *o, i64 lineno, buf *out)
     switch (o->state) {
     case OUT_ERROR:   cn->errors++; break;
     case OUT_SKIPPED: cn->skipped++; break;
+    case OUT_PENDING: cn->pending++; break;
     default:
         cn->tokens += o->n;
         if (o->kind >= COUNT_IDS && o->kind <= COUNT_PROMPT)
@@ -289,7 +317,10 @@ static int run_serial(counter *cn, iz max_line)
     while ((lr = lines_next(&in, &line)) != LINES_END) {
         arena_restore(&cn->a, base);
         lineno++;
-        process_line(cn, line, lineno, lr == LINES_TOO_LONG, max_line, &o);
+        if (cn->deadline > 0 && os_now() >= cn->deadline && lr != LINES_TOO_LONG)
+            pending_line(cn, line, &o);
+        else
+            process_line(cn, line, lineno, lr == LINES_TOO_LONG, max_line, &o);
         account(cn, &o, lineno, &out);
     }
     if (out.len)
@@ -433,8 +464,8 @@ static int run_sharded(counter *cn, int shards, iz max_line)
     /* a pool item's kind only steers chunking: ids lines are cheap */
     u8 kind = cn->want == COUNT_IDS ? POOL_KIND_TEXT : cn->want == COUNT_TEXT ? POOL_KIND_TEXT
                                                                                 : POOL_KIND_HEAVY;
-    pool_opts po = {.workers = shards, .worker_init = shard_init, .progress_s = cn->quiet ? 0 : 30,
-                    .progress = shard_progress};
+    pool_opts po = {.workers = shards, .worker_init = shard_init,
+                    .progress_s = cn->quiet ? 0 : cn->progress_s, .progress = shard_progress};
     arena_mark lines_base = arena_reserve(&lines_a, SHARD_BATCH_BYTES + (SHARD_BATCH * 16));
     cn->t0 = os_now();
     i64 lineno = 0;
@@ -468,17 +499,30 @@ static int run_sharded(counter *cn, int shards, iz max_line)
         err e = {0};
         pool_stats st;
         fflush(stdout);
-        if (pool_run(items, n, res, shard_work, &sc, &po, &st, &e) != ERR_OK) {
+        bool out_of_time = false;
+        if (cn->deadline > 0) {
+            double left = cn->deadline - os_now();
+            out_of_time = left <= 0;
+            po.timeout_s = left > 0 ? left : 0;
+        }
+        if (out_of_time) {
+            /* nothing is counted any more: every line stays pending */
+        } else if (pool_run(items, n, res, shard_work, &sc, &po, &st, &e) != ERR_OK) {
             cli_error("count: the worker processes failed (%s); counting in this process", e.msg);
             pool_opts serial = {0};
             sc.cn = &local;
             pool_run(items, n, res, shard_work, &sc, &serial, &st, &e);
             sc.cn = cn;
         }
+        bool budget_over = cn->deadline > 0 && os_now() >= cn->deadline;
         for (iz k = 0; k < n; k++) {
             i64 ln;
             memcpy(&ln, items[k].payload.s, 8);
-            if (too_long[k] || res[k].state == POOL_PENDING || res[k].fallback == 0xff ||
+            if (res[k].state == POOL_PENDING && !too_long[k] && budget_over) {
+                arena_mark m = arena_save(&local.a);
+                pending_line(&local, str_cut(items[k].payload, 8, items[k].payload.len), &o);
+                arena_restore(&local.a, m);
+            } else if (too_long[k] || res[k].state == POOL_PENDING || res[k].fallback == 0xff ||
                 res[k].state == POOL_ERROR) {
                 /* too long, or a result a worker could not send: count here */
                 arena_mark m = arena_save(&local.a);
@@ -525,7 +569,7 @@ static void print_summary(counter *cn, double t_load)
     double dt = os_now() - cn->t0;
     buf s = {0};
     buf_printf(&s, "tally: count: %lld items: %lld counted (", (long long)cn->items,
-               (long long)(cn->items - cn->errors - cn->skipped));
+               (long long)(cn->items - cn->errors - cn->skipped - cn->pending));
     bool first = true;
     for (int k = COUNT_IDS; k <= COUNT_PROMPT; k++) {
         if (!cn->by_kind[k])
@@ -534,8 +578,11 @@ static void print_summary(counter *cn, double t_load)
                    (long long)cn->by_kind[k]);
         first = false;
     }
-    buf_printf(&s, "%s%lld tokens), %lld skipped, %lld errors, %lld fallbacks", first ? "" : "; ",
-               (long long)cn->tokens, (long long)cn->skipped, (long long)cn->errors, (long long)cn->fallbacks);
+    buf_printf(&s, "%s%lld tokens), %lld skipped, %lld errors, ", first ? "" : "; ",
+               (long long)cn->tokens, (long long)cn->skipped, (long long)cn->errors);
+    if (cn->pending)
+        buf_printf(&s, "%lld pending (the drain budget ran out), ", (long long)cn->pending);
+    buf_printf(&s, "%lld fallbacks", (long long)cn->fallbacks);
     if (cn->fallbacks) {
         buf_cstr(&s, " (");
         for (int k = 0; k < cn->cls.count; k++)
@@ -557,6 +604,7 @@ int cmd_count(int argc, char **argv)
     int want = SHAPES_AUTO;
     bool quiet = false, have_now = false;
     int shards = -1;   /* -1: every CPU this process may use */
+    double drain_timeout = 0, progress_s = 30;
     iz max_line = CLI_MAX_LINE;
     static const struct option opts[] = {
         {"tokenizer", required_argument, 0, 't'},
@@ -566,6 +614,8 @@ int cmd_count(int argc, char **argv)
         {"max-line", required_argument, 0, 'm'},
         {"quiet", no_argument, 0, 'q'},
         {"shards", required_argument, 0, 's'},
+        {"drain-timeout", required_argument, 0, 'D'},
+        {"progress-interval", required_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -598,6 +648,21 @@ int cmd_count(int argc, char **argv)
             break;
         }
         case 'q': quiet = true; break;
+        case 'D':
+        case 'P': {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || !(v >= 0) || v > 1e9) {
+                cli_error("count: --%s needs a number of seconds (0 or more), not \"%s\"",
+                          c == 'D' ? "drain-timeout" : "progress-interval", optarg);
+                return 2;
+            }
+            if (c == 'D')
+                drain_timeout = v;
+            else
+                progress_s = v;
+            break;
+        }
         case 's': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -638,12 +703,16 @@ int cmd_count(int argc, char **argv)
                   "with prefix_len = baseline = 0, as upstream does", berr);
     if (shards < 0)
         shards = pool_cpus();
-    counter cn = {.m = m, .want = want, .quiet = quiet};
+    counter cn = {.m = m, .want = want, .quiet = quiet, .progress_s = progress_s};
+    if (drain_timeout > 0)
+        cn.deadline = os_now() + drain_timeout;
     int rc = shards > 0 ? run_sharded(&cn, shards, max_line) : run_serial(&cn, max_line);
     if (rc == 0 && !quiet)
         print_summary(&cn, t_load);
     count_model_free(m);
     if (rc)
         return rc;
-    return ferror(stdout) ? 1 : 0;
+    if (ferror(stdout))
+        return 1;
+    return cn.pending ? 3 : 0;
 }
