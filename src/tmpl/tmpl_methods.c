@@ -21,65 +21,68 @@ enum {
 
 typedef struct method_def {
     const char *name;
+    u8          len;       /* strlen(name) */
     u16         meth;
     u8          kinds;
 } method_def;
 
+#define M(name, meth, kinds) {name, sizeof(name) - 1, meth, kinds}
+
 /* Sorted by name (strcmp order) for the binary search of lookup. */
 static const method_def METHODS[] = {
-    {"capitalize", TVM_STR_CAPITALIZE, K_STR},
-    {"casefold", TVM_STR_CASEFOLD, K_STR},
-    {"center", TVM_STR_CENTER, K_STR},
-    {"changed", TVM_LOOP_CHANGED, K_LOOP},
-    {"copy", TVM_DICT_COPY, K_DICT | K_LIST},
-    {"count", TVM_STR_COUNT, K_STR | K_LIST | K_TUPLE},
-    {"current", TVM_CYCLER_CURRENT, K_CYCLER},
-    {"cycle", TVM_LOOP_CYCLE, K_LOOP},
-    {"endswith", TVM_STR_ENDSWITH, K_STR},
-    {"expandtabs", TVM_STR_EXPANDTABS, K_STR},
-    {"find", TVM_STR_FIND, K_STR},
-    {"format", TVM_STR_FORMAT, K_STR},
-    {"get", TVM_DICT_GET, K_DICT},
-    {"index", TVM_STR_INDEX, K_STR | K_LIST | K_TUPLE},
-    {"isalnum", TVM_STR_ISALNUM, K_STR},
-    {"isalpha", TVM_STR_ISALPHA, K_STR},
-    {"isascii", TVM_STR_ISASCII, K_STR},
-    {"isdecimal", TVM_STR_ISDECIMAL, K_STR},
-    {"isdigit", TVM_STR_ISDIGIT, K_STR},
-    {"isidentifier", TVM_STR_ISIDENTIFIER, K_STR},
-    {"islower", TVM_STR_ISLOWER, K_STR},
-    {"isnumeric", TVM_STR_ISNUMERIC, K_STR},
-    {"isprintable", TVM_STR_ISPRINTABLE, K_STR},
-    {"isspace", TVM_STR_ISSPACE, K_STR},
-    {"istitle", TVM_STR_ISTITLE, K_STR},
-    {"isupper", TVM_STR_ISUPPER, K_STR},
-    {"items", TVM_DICT_ITEMS, K_DICT},
-    {"join", TVM_STR_JOIN, K_STR},
-    {"keys", TVM_DICT_KEYS, K_DICT},
-    {"ljust", TVM_STR_LJUST, K_STR},
-    {"lower", TVM_STR_LOWER, K_STR},
-    {"lstrip", TVM_STR_LSTRIP, K_STR},
-    {"next", TVM_CYCLER_NEXT, K_CYCLER},
-    {"partition", TVM_STR_PARTITION, K_STR},
-    {"removeprefix", TVM_STR_REMOVEPREFIX, K_STR},
-    {"removesuffix", TVM_STR_REMOVESUFFIX, K_STR},
-    {"replace", TVM_STR_REPLACE, K_STR},
-    {"reset", TVM_CYCLER_RESET, K_CYCLER},
-    {"rfind", TVM_STR_RFIND, K_STR},
-    {"rindex", TVM_STR_RINDEX, K_STR},
-    {"rjust", TVM_STR_RJUST, K_STR},
-    {"rpartition", TVM_STR_RPARTITION, K_STR},
-    {"rsplit", TVM_STR_RSPLIT, K_STR},
-    {"rstrip", TVM_STR_RSTRIP, K_STR},
-    {"split", TVM_STR_SPLIT, K_STR},
-    {"splitlines", TVM_STR_SPLITLINES, K_STR},
-    {"startswith", TVM_STR_STARTSWITH, K_STR},
-    {"strip", TVM_STR_STRIP, K_STR},
-    {"swapcase", TVM_STR_SWAPCASE, K_STR},
-    {"title", TVM_STR_TITLE, K_STR},
-    {"upper", TVM_STR_UPPER, K_STR},
-    {"values", TVM_DICT_VALUES, K_DICT},
-    {"zfill", TVM_STR_ZFILL, K_STR},
+    M("capitalize", TVM_STR_CAPITALIZE, K_STR),
+    M("casefold", TVM_STR_CASEFOLD, K_STR),
+    M("center", TVM_STR_CENTER, K_STR),
+    M("changed", TVM_LOOP_CHANGED, K_LOOP),
+    M("copy", TVM_DICT_COPY, K_DICT | K_LIST),
+    M("count", TVM_STR_COUNT, K_STR | K_LIST | K_TUPLE),
+    M("current", TVM_CYCLER_CURRENT, K_CYCLER),
+    M("cycle", TVM_LOOP_CYCLE, K_LOOP),
+    M("endswith", TVM_STR_ENDSWITH, K_STR),
+    M("expandtabs", TVM_STR_EXPANDTABS, K_STR),
+    M("find", TVM_STR_FIND, K_STR),
+    M("format", TVM_STR_FORMAT, K_STR),
+    M("get", TVM_DICT_GET, K_DICT),
+    M("index", TVM_STR_INDEX, K_STR | K_LIST | K_TUPLE),
+    M("isalnum", TVM_STR_ISALNUM, K_STR),
+    M("isalpha", TVM_STR_ISALPHA, K_STR),
+    M("isascii", TVM_STR_ISASCII, K_STR),
+    M("isdecimal", TVM_STR_ISDECIMAL, K_STR),
+    M("isdigit", TVM_STR_ISDIGIT, K_STR),
+    M("isidentifier", TVM_STR_ISIDENTIFIER, K_STR),
+    M("islower", TVM_STR_ISLOWER, K_STR),
+    M("isnumeric", TVM_STR_ISNUMERIC, K_STR),
+    M("isprintable", TVM_STR_ISPRINTABLE, K_STR),
+    M("isspace", TVM_STR_ISSPACE, K_STR),
+    M("istitle", TVM_STR_ISTITLE, K_STR),
+    M("isupper", TVM_STR_ISUPPER, K_STR),
+    M("items", TVM_DICT_ITEMS, K_DICT),
+    M("join", TVM_STR_JOIN, K_STR),
+    M("keys", TVM_DICT_KEYS, K_DICT),
+    M("ljust", TVM_STR_LJUST, K_STR),
+    M("lower", TVM_STR_LOWER, K_STR),
+    M("lstrip", TVM_STR_LSTRIP, K_STR),
+    M("next", TVM_CYCLER_NEXT, K_CYCLER),
+    M("partition", TVM_STR_PARTITION, K_STR),
+    M("removeprefix", TVM_STR_REMOVEPREFIX, K_STR),
+    M("removesuffix", TVM_STR_REMOVESUFFIX, K_STR),
+    M("replace", TVM_STR_REPLACE, K_STR),
+    M("reset", TVM_CYCLER_RESET, K_CYCLER),
+    M("rfind", TVM_STR_RFIND, K_STR),
+    M("rindex", TVM_STR_RINDEX, K_STR),
+    M("rjust", TVM_STR_RJUST, K_STR),
+    M("rpartition", TVM_STR_RPARTITION, K_STR),
+    M("rsplit", TVM_STR_RSPLIT, K_STR),
+    M("rstrip", TVM_STR_RSTRIP, K_STR),
+    M("split", TVM_STR_SPLIT, K_STR),
+    M("splitlines", TVM_STR_SPLITLINES, K_STR),
+    M("startswith", TVM_STR_STARTSWITH, K_STR),
+    M("strip", TVM_STR_STRIP, K_STR),
+    M("swapcase", TVM_STR_SWAPCASE, K_STR),
+    M("title", TVM_STR_TITLE, K_STR),
+    M("upper", TVM_STR_UPPER, K_STR),
+    M("values", TVM_DICT_VALUES, K_DICT),
+    M("zfill", TVM_STR_ZFILL, K_STR),
 };
 
 static int kind_bit(int kind)
@@ -95,10 +98,10 @@ static int kind_bit(int kind)
     }
 }
 
-static int name_cmp(str a, const char *b)
+static int name_cmp(str a, const method_def *d)
 {
-    iz bl = (iz)strlen(b), n = MIN(a.len, bl);
-    int c = n ? memcmp(a.s, b, (size_t)n) : 0;
+    iz bl = d->len, n = MIN(a.len, bl);
+    int c = n ? memcmp(a.s, d->name, (size_t)n) : 0;
     return c ? c : a.len < bl ? -1 : a.len > bl ? 1 : 0;
 }
 
@@ -110,7 +113,7 @@ tv_meth tmpl_method_lookup(int kind, str name)
     iz lo = 0, hi = countof(METHODS);
     while (lo < hi) {
         iz mid = lo + (hi - lo) / 2;
-        int c = name_cmp(name, METHODS[mid].name);
+        int c = name_cmp(name, &METHODS[mid]);
         if (c == 0) {
             const method_def *d = &METHODS[mid];
             if (!(d->kinds & bit))

@@ -2,6 +2,7 @@
  * Python's str()/repr(), equality, ordering, hashing, containment, length,
  * iteration, and Jinja2's sandboxed attribute and item access.
  * See tmpl_value.h for the contracts. */
+#define _GNU_SOURCE   /* memmem */
 #include "tmpl_value.h"
 
 #include <math.h>
@@ -811,8 +812,11 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
             tmpl_raise(rt, "TypeError", "'in <string>' requires string as left operand, not %s",
                        tv_type_name(needle));
         }
-        return pystr_find(hay.u.s, needle.u.s, 0, pystr_len(hay.u.s)) >= 0 ||
-               needle.u.s.len == 0;
+        /* a byte search: valid UTF-8 matches only at character starts */
+        if (needle.u.s.len == 0)
+            return true;
+        return needle.u.s.len <= hay.u.s.len &&
+               memmem(hay.u.s.s, (size_t)hay.u.s.len, needle.u.s.s, (size_t)needle.u.s.len) != NULL;
     case TV_LIST:
     case TV_TUPLE: {
         iz n;
