@@ -7,6 +7,7 @@
  *   bench_count TOKENIZER_DIR PROMPTS.jsonl OUTPUTS.jsonl [RUNS] */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
 #include "../src/chat/count.h"
@@ -24,17 +25,6 @@ typedef struct totals {
     iz  fallbacks, errors;
 } totals;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Reads a JSON-lines file into count inputs of `kind` (the fields as the
  * oracle's prompt and message modes take them); false and a message on

@@ -8,22 +8,12 @@
  *   bench_tok TOKENIZER_DIR INPUT.jsonl [RUNS] */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
 #include "../src/json/json.h"
 #include "../src/tok/tok.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static long rss_kb(void)
 {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../src/base/base.h"
+#include "../src/base/buf.h"
 
 static int test_count, test_failed, test_cur_failed;
 
@@ -44,6 +45,24 @@ static inline void test_run(const char *name, void (*fn)(void))
 }
 
 #define RUN(fn) test_run(#fn, fn)
+
+/* The whole file at `path` as a malloc'd, NUL-terminated string (free it);
+ * "" when it cannot be read. *len (may be NULL) gets its length. */
+static inline char *test_slurp(const char *path, iz *len)
+{
+    buf b = {0};
+    FILE *f = fopen(path, "rb");
+    char chunk[65536];
+    size_t n;
+    while (f && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        buf_put(&b, chunk, (iz)n);
+    if (f)
+        fclose(f);
+    if (len)
+        *len = b.len;
+    buf_byte(&b, 0);
+    return (char *)b.data;
+}
 
 static inline int test_done(void)
 {

@@ -27,19 +27,6 @@ static const char *bin(void)
     return b && *b ? b : "build/test/tally";
 }
 
-static char *slurp(const char *path)
-{
-    buf b = {0};
-    FILE *f = fopen(path, "rb");
-    char chunk[65536];
-    size_t n;
-    while (f && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        buf_put(&b, chunk, (iz)n);
-    if (f)
-        fclose(f);
-    buf_byte(&b, 0);
-    return (char *)b.data;
-}
 
 /* Runs `ENV tally ARGS < input`; returns stdout (malloc'd, NUL-terminated),
  * stderr in *err_out when not NULL, and the exit status. */
@@ -61,9 +48,9 @@ static char *run(const char *env, const char *args, const char *input, iz input_
              out_path, err_path);
     int st = system(cmd);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    char *out = slurp(out_path);
+    char *out = test_slurp(out_path, NULL);
     if (err_out)
-        *err_out = slurp(err_path);
+        *err_out = test_slurp(err_path, NULL);
     remove(in_path);
     remove(out_path);
     remove(err_path);

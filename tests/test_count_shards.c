@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "test.h"
-#include "../src/base/buf.h"
 
 static const char *bin(void)
 {
@@ -16,19 +15,6 @@ static const char *bin(void)
     return b && *b ? b : "build/test/tally";
 }
 
-static char *slurp(const char *path)
-{
-    buf b = {0};
-    FILE *f = fopen(path, "rb");
-    char chunk[65536];
-    size_t n;
-    while (f && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        buf_put(&b, chunk, (iz)n);
-    if (f)
-        fclose(f);
-    buf_byte(&b, 0);
-    return (char *)b.data;
-}
 
 /* Runs tally count with `args` on the file `in`; stdout and the last
  * stderr line (the summary, without its timing) are returned. */
@@ -45,8 +31,8 @@ static char *run(const char *args, const char *in, char **summary, int *status)
              in, out_path, err_path);
     int st = system(cmd);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    char *out = slurp(out_path);
-    char *err = slurp(err_path);
+    char *out = test_slurp(out_path, NULL);
+    char *err = test_slurp(err_path, NULL);
     /* the summary: from "tally: count: N items" up to " in " (time varies) */
     char *s = strstr(err, "tally: count: ");
     char *t = s ? strstr(s, " in ") : NULL;

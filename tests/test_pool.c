@@ -298,11 +298,11 @@ static bool process_alive(pid_t pid)
     FILE *f = fopen(path, "r");
     if (!f)
         return false;
-    char buf[256] = {0};
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    char text[256] = {0};
+    size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
-    buf[n] = 0;
-    const char *rp = strrchr(buf, ')');
+    text[n] = 0;
+    const char *rp = strrchr(text, ')');
     return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
 }
 

@@ -13,20 +13,6 @@
 /* 2025-01-15T12:00:00 UTC, the clock the cases were made with. */
 enum { CASES_NOW = 1736942400 };
 
-static str read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return (str){0};
-    buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        buf_put(&b, chunk, (iz)n);
-    fclose(f);
-    buf_byte(&b, 0);
-    return (str){b.data, b.len - 1};
-}
 
 /* Renders `src` with the members of the JSON object `vars` as variables. */
 static int render(arena *perm, arena *scratch, str src, const json *vars, buf *out,
@@ -47,8 +33,10 @@ static int render(arena *perm, arena *scratch, str src, const json *vars, buf *o
 
 static void test_cases(void)
 {
-    str file = read_file("tests/data/tmpl_eval/cases.jsonl");
-    REQUIRE(file.s);
+    iz flen;
+    char *text = test_slurp("tests/data/tmpl_eval/cases.jsonl", &flen);
+    str file = str_from(text, flen);
+    REQUIRE(flen > 0);
     arena perm, scratch;
     arena_init(&perm, 0);
     arena_init(&scratch, 0);
@@ -114,7 +102,7 @@ static void test_cases(void)
     EXPECT_EQ(bad, 0);
     arena_fini(&perm);
     arena_fini(&scratch);
-    free((void *)(uintptr_t)file.s);
+    free(text);
 }
 
 /* A failed render leaves the output as it was and the arena reusable. */

@@ -637,16 +637,10 @@ int cmd_count(int argc, char **argv)
             }
             have_now = true;
             break;
-        case 'm': {
-            char *end;
-            long long v = strtoll(optarg, &end, 10);
-            if (*end || v < 1) {
-                cli_error("count: --max-line needs a positive number of bytes, not \"%s\"", optarg);
+        case 'm':
+            if (!cli_parse_max_line("count", optarg, &max_line))
                 return 2;
-            }
-            max_line = (iz)v;
             break;
-        }
         case 'q': quiet = true; break;
         case 'D':
         case 'P': {

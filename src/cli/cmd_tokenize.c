@@ -63,16 +63,10 @@ int cmd_tokenize(int argc, char **argv)
         case 't': tok_arg = optarg; break;
         case 'i': want_ids = true; break;
         case 's': summary = true; break;
-        case 'm': {
-            char *end;
-            long long v = strtoll(optarg, &end, 10);
-            if (*end || v < 1) {
-                cli_error("tokenize: --max-line needs a positive number of bytes, not \"%s\"", optarg);
+        case 'm':
+            if (!cli_parse_max_line("tokenize", optarg, &max_line))
                 return 2;
-            }
-            max_line = (iz)v;
             break;
-        }
         case 'h': fputs(help, stdout); return 0;
         default: fputs(help, stderr); return 2;
         }

@@ -133,6 +133,18 @@ static bool digits(const char *s, int n, int *out)
     return true;
 }
 
+bool cli_parse_max_line(const char *cmd, const char *s, iz *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end || v < 1 || end == s) {
+        cli_error("%s: --max-line needs a positive number of bytes, not \"%s\"", cmd, s);
+        return false;
+    }
+    *out = (iz)v;
+    return true;
+}
+
 bool cli_parse_time(const char *s, i64 *out)
 {
     int y, mo, d, h = 0, mi = 0, sec = 0;
