@@ -16,6 +16,7 @@
  * tokenizers come from $TALLY_ASSETS (else assets/). */
 #include <time.h>
 #include "test.h"
+#include "test_util.h"
 #include "sha256.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
@@ -83,46 +84,6 @@ typedef struct model_case {
 static model_case models[NTOKS];
 static int show_max = 5;
 static int cur_tok, cur_set;
-
-static const char *env_or(const char *name, const char *def)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : def;
-}
-
-/* Whether `name` is in the comma-separated list (an unset list has all). */
-static bool listed(const char *list, const char *name)
-{
-    if (!list)
-        return true;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *q = strchr(p, ',');
-        size_t len = q ? (size_t)(q - p) : strlen(p);
-        if (len == n && !memcmp(p, name, n))
-            return true;
-        p += len + (q != NULL);
-    }
-    return false;
-}
-
-/* Splits s into lines, dropping empty ones (the last may lack its newline). */
-static iz lines_of(arena *a, str s, str **out)
-{
-    iz n = 1;
-    for (iz i = 0; i < s.len; i++)
-        n += s.s[i] == '\n';
-    str *v = NEW(a, str, n);
-    iz k = 0, b = 0;
-    for (iz i = 0; i <= s.len; i++)
-        if (i == s.len || s.s[i] == '\n') {
-            if (i > b)
-                v[k++] = str_cut(s, b, i);
-            b = i + 1;
-        }
-    *out = v;
-    return k;
-}
 
 /* The sha256 that INPUTS.sha256 lists for `file`, or an empty slice. */
 static str listed_sha(str sums, const char *file)
@@ -271,7 +232,7 @@ static void run_set(int s)
     if (sets[s].edge && !src.s)
         printf("#   %s\n", e.msg);
     str *inl = NULL;
-    iz nin = src.s ? lines_of(&a, src, &inl) : 0;
+    iz nin = src.s ? test_lines_of(&a, src, &inl) : 0;
     str *gl[NTOKS] = {0};
     for (int t = 0; t < NTOKS; t++) {
         cell *c = &models[t].cells[s];
@@ -286,7 +247,7 @@ static void run_set(int s)
         snprintf(path, sizeof(path), "tests/data/count/golden/%s.%s.%s.jsonl", models[t].name, sets[s].name,
                  sets[s].variant);
         str g = os_read_file(&a, path, &e);
-        if (!g.s || lines_of(&a, g, &gl[t]) != nin) {
+        if (!g.s || test_lines_of(&a, g, &gl[t]) != nin) {
             printf("#   %s: %s\n", path, g.s ? "not one line per input line" : e.msg);
             c->broken = true;
         }
@@ -412,15 +373,15 @@ static void print_table(void)
 
 int main(void)
 {
-    show_max = atoi(env_or("COUNT_GOLDEN_SHOW", "5"));
+    show_max = atoi(test_env_or("COUNT_GOLDEN_SHOW", "5"));
     const char *only = getenv("COUNT_GOLDEN_ONLY");
     const char *only_sets = getenv("COUNT_GOLDEN_SETS");
-    const char *assets = env_or("TALLY_ASSETS", "assets");
+    const char *assets = test_env_or("TALLY_ASSETS", "assets");
     /* The clock the goldens were made with (ORACLE_NOW=2025-01-15T12:00:00). */
     struct tm tm = {.tm_year = 2025 - 1900, .tm_mon = 0, .tm_mday = 15, .tm_hour = 12};
     count_model_opts o = {.chat_template_file = NULL, .now = (i64)timegm(&tm)};
     for (int t = 0; t < NTOKS; t++) {
-        if (!listed(only, toks[t].name))
+        if (!test_listed(only, toks[t].name))
             continue;
         model_case *mc = &models[t];
         mc->name = toks[t].name;
@@ -437,7 +398,7 @@ int main(void)
         test_run(name, test_framing);
     }
     for (int s = 0; s < NSETS; s++) {
-        if (!listed(only_sets, sets[s].name))
+        if (!test_listed(only_sets, sets[s].name))
             continue;
         run_set(s);
         for (int t = 0; t < NTOKS; t++) {

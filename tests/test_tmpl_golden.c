@@ -14,6 +14,7 @@
  * assets/). */
 #include <time.h>
 #include "test.h"
+#include "test_util.h"
 #include "sha256.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
@@ -45,46 +46,6 @@ static int ncases;
 static int show_max = 3;
 static const tcase *cur_case;
 static int cur_set;
-
-static const char *env_or(const char *name, const char *def)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : def;
-}
-
-/* Whether `name` is in the comma-separated list (an unset list has all). */
-static bool listed(const char *list, const char *name)
-{
-    if (!list)
-        return true;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *q = strchr(p, ',');
-        size_t len = q ? (size_t)(q - p) : strlen(p);
-        if (len == n && !memcmp(p, name, n))
-            return true;
-        p += len + (q != NULL);
-    }
-    return false;
-}
-
-/* Splits s into lines, dropping empty ones (the last may lack its newline). */
-static iz lines_of(arena *a, str s, str **out)
-{
-    iz n = 1;
-    for (iz i = 0; i < s.len; i++)
-        n += s.s[i] == '\n';
-    str *v = NEW(a, str, n);
-    iz k = 0, b = 0;
-    for (iz i = 0; i <= s.len; i++)
-        if (i == s.len || s.s[i] == '\n') {
-            if (i > b)
-                v[k++] = str_cut(s, b, i);
-            b = i + 1;
-        }
-    *out = v;
-    return k;
-}
 
 /* Prints s as a JSON string, cut to `max` bytes (at a UTF-8 boundary). */
 static void print_snippet(str s, iz max)
@@ -128,8 +89,8 @@ static void test_sha256_vectors(void)
 
 static bool load_templates(void)
 {
-    const char *shared = env_or("TALLY_SHARED", "../shared");
-    const char *assets = env_or("TALLY_ASSETS", "assets");
+    const char *shared = test_env_or("TALLY_SHARED", "../shared");
+    const char *assets = test_env_or("TALLY_ASSETS", "assets");
     const char *only = getenv("TMPL_GOLDEN_ONLY");
     arena a;
     arena_init(&a, 0);
@@ -141,7 +102,7 @@ static bool load_templates(void)
         return false;
     }
     str *ln;
-    iz n = lines_of(&a, tsv, &ln);
+    iz n = test_lines_of(&a, tsv, &ln);
     for (iz k = 0; k < n; k++) {
         if (ln[k].s[0] == '#')
             continue;
@@ -151,7 +112,7 @@ static bool load_templates(void)
             arena_fini(&a);
             return false;
         }
-        if (!listed(only, t->name))
+        if (!test_listed(only, t->name))
             continue;
         if (++ncases == MAX_TEMPLATES)
             break;
@@ -312,7 +273,7 @@ static void run_set(int s, const tmpl_render_opts *o)
         return;
     }
     str *ctx;
-    iz nctx = lines_of(&a, src, &ctx);
+    iz nctx = test_lines_of(&a, src, &ctx);
     str *gl[MAX_TEMPLATES] = {0};
     for (int t = 0; t < ncases; t++) {
         cell *c = &cases[t].cells[s];
@@ -324,7 +285,7 @@ static void run_set(int s, const tmpl_render_opts *o)
         snprintf(path, sizeof(path), "tests/data/tmpl/golden/%.127s.%s%s.jsonl", cases[t].name, sets[s],
                  s == 0 ? ".full" : "");
         str g = os_read_file(&a, path, &e);
-        if (!g.s || lines_of(&a, g, &gl[t]) != nctx) {
+        if (!g.s || test_lines_of(&a, g, &gl[t]) != nctx) {
             printf("#   %s: %s\n", path, g.s ? "not one line per context" : e.msg);
             c->broken = true;
         }
@@ -401,7 +362,7 @@ static void print_table(void)
 int main(void)
 {
     RUN(test_sha256_vectors);
-    show_max = atoi(env_or("TMPL_GOLDEN_SHOW", "3"));
+    show_max = atoi(test_env_or("TMPL_GOLDEN_SHOW", "3"));
     if (!load_templates()) {
         test_count++;
         test_failed++;
@@ -413,7 +374,7 @@ int main(void)
     tmpl_render_opts o = {.now = (i64)timegm(&tm)};
     const char *only_sets = getenv("TMPL_GOLDEN_SETS");
     for (int s = 0; s < NSETS; s++) {
-        if (!listed(only_sets, sets[s]))
+        if (!test_listed(only_sets, sets[s]))
             continue;
         run_set(s, &o);
         for (int t = 0; t < ncases; t++) {

@@ -5,6 +5,7 @@
  * exception (class and message) compared with what Jinja printed or raised. */
 #include <setjmp.h>
 #include "test.h"
+#include "test_util.h"
 #include "../src/base/os.h"
 #include "../src/json/json.h"
 #include "../src/tmpl/tmpl_value.h"
@@ -13,35 +14,6 @@
 
 static arena A;   /* the data file */
 static arena T;   /* one case's values, reset after each */
-
-static iz read_lines(const char *path, json ***out)
-{
-    err e;
-    str src = os_read_file(&A, path, &e);
-    if (!src.s) {
-        printf("#   cannot read %s: %s\n", path, e.msg);
-        return -1;
-    }
-    iz n = 0, cap = 0;
-    json **v = NULL;
-    for (iz i = 0; i < src.len;) {
-        const u8 *nl = memchr(src.s + i, '\n', (size_t)(src.len - i));
-        iz j = nl ? nl - src.s : src.len;
-        if (j > i) {
-            json *x = json_parse(&A, str_cut(src, i, j), NULL, &e);
-            if (!x) {
-                printf("#   %s: bad line at byte %td: %s\n", path, i, e.msg);
-                return -1;
-            }
-            if (n == cap)
-                v = arena_grow(&A, v, (iz)sizeof(*v), (iz)_Alignof(json *), n, &cap, n + 1);
-            v[n++] = x;
-        }
-        i = j + 1;
-    }
-    *out = v;
-    return n;
-}
 
 /* A value from the generator's JSON, with its one-key encodings of what
  * JSON cannot hold ($tuple, $undef, $markup). */
@@ -200,7 +172,7 @@ static void show(const json *c, const outcome *o, const char *why)
 static void test_methods_against_jinja(void)
 {
     json **cases;
-    iz n = read_lines(DATA "methods.jsonl", &cases);
+    iz n = test_read_jsonl(&A, DATA "methods.jsonl", &cases);
     REQUIRE(n > 1000);
     iz pass = 0, fail = 0, gaps = 0, gap_ok = 0;
     arena_mark m = arena_reserve(&T, 1 << 16);

@@ -3,6 +3,7 @@
  * (tests/data/tmpl_methods/ucd.jsonl) and string operations on chosen and
  * random strings (pystr.jsonl), both made by gen_pystr.py there. */
 #include "test.h"
+#include "test_util.h"
 #include "../src/base/os.h"
 #include "../src/base/utf8.h"
 #include "../src/json/json.h"
@@ -14,35 +15,6 @@ static arena A;   /* data files and long-lived tables */
 static arena T;   /* results of one case, reset after each */
 
 /* The lines of a JSON lines file, parsed into the test arena. */
-static iz read_lines(const char *path, json ***out)
-{
-    err e;
-    str src = os_read_file(&A, path, &e);
-    if (!src.s) {
-        printf("#   cannot read %s: %s\n", path, e.msg);
-        return -1;
-    }
-    iz n = 0, cap = 0;
-    json **v = NULL;
-    for (iz i = 0; i < src.len;) {
-        const u8 *nl = memchr(src.s + i, '\n', (size_t)(src.len - i));
-        iz j = nl ? nl - src.s : src.len;
-        if (j > i) {
-            json *x = json_parse(&A, str_cut(src, i, j), NULL, &e);
-            if (!x) {
-                printf("#   %s: bad line at byte %td: %s\n", path, i, e.msg);
-                return -1;
-            }
-            if (n == cap)
-                v = arena_grow(&A, v, (iz)sizeof(*v), (iz)_Alignof(json *), n, &cap, n + 1);
-            v[n++] = x;
-        }
-        i = j + 1;
-    }
-    *out = v;
-    return n;
-}
-
 static int reported;
 static void report(const char *what, u32 cp, str got, str want)
 {
@@ -323,7 +295,7 @@ static bool run_case(const json *c, iz *ops_seen)
 static void test_string_operations(void)
 {
     json **cases;
-    iz n = read_lines(DATA "pystr.jsonl", &cases);
+    iz n = test_read_jsonl(&A, DATA "pystr.jsonl", &cases);
     REQUIRE(n > 10000);
     iz bad = 0, seen = 0;
     arena_mark m = arena_reserve(&T, 1 << 16);
@@ -360,7 +332,7 @@ int main(void)
 {
     arena_init(&A, 0);
     arena_init(&T, 0);
-    nucd = read_lines(DATA "ucd.jsonl", &ucd);
+    nucd = test_read_jsonl(&A, DATA "ucd.jsonl", &ucd);
     RUN(test_predicates_every_code_point);
     RUN(test_mappings_every_code_point);
     RUN(test_string_operations);
