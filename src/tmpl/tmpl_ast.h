@@ -293,6 +293,9 @@ typedef struct tmpl_prog {
     str       src;
     str      *syms;
     i32       nsyms;
+    i32      *symtab;   /* hash index of syms (open addressing: sym + 1, 0
+                           empty; symcap a power of two): tmpl_sym_find */
+    iz        symcap;
 } tmpl_prog;
 
 #endif

@@ -2437,6 +2437,11 @@ static tmpl_prog *compile(parser *p, str src)
     if (prog->nsyms) {
         prog->syms = alloc(p, (iz)sizeof(str), (iz)_Alignof(str), prog->nsyms);
         memcpy(prog->syms, p->syms.p, sizeof(str) * (size_t)prog->nsyms);
+        /* the parser's index goes with the program, so that a render finds
+         * its variables' symbols without a scan */
+        prog->symtab = alloc(p, (iz)sizeof(i32), (iz)_Alignof(i32), p->symcap);
+        memcpy(prog->symtab, p->symtab, sizeof(i32) * (size_t)p->symcap);
+        prog->symcap = p->symcap;
     }
     return prog;
 }
@@ -2492,10 +2497,15 @@ void tmpl_format_error(buf *b, const char *name, const err *e, const tmpl_diag *
 
 i32 tmpl_sym_find(const tmpl_prog *p, str name)
 {
-    for (i32 i = 0; i < p->nsyms; i++)
-        if (str_eq(p->syms[i], name))
-            return i;
-    return -1;
+    if (!p->symcap)
+        return -1;
+    for (iz i = (iz)(hash_str(name) & (u64)(p->symcap - 1));; i = (i + 1) & (p->symcap - 1)) {
+        i32 k = p->symtab[i];
+        if (!k)
+            return -1;
+        if (str_eq(p->syms[k - 1], name))
+            return k - 1;
+    }
 }
 
 const char *tmpl_kind_name(tmpl_kind k)
