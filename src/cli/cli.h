@@ -26,6 +26,9 @@ bool cli_find_tokenizer(const char *arg, char *out, size_t cap, char *why, size_
  * (the render's clock has no time zone: strftime_now prints these fields).
  * False when the text is not such a time. */
 bool cli_parse_time(const char *s, i64 *out);
+/* --now's argument (cli_parse_time); else an error naming the command `cmd`
+ * is printed and false returned. */
+bool cli_parse_now(const char *cmd, const char *s, i64 *out);
 /* --max-line's argument: a positive number of bytes; else an error naming
  * the command `cmd` is printed and false returned. */
 bool cli_parse_max_line(const char *cmd, const char *s, iz *out);

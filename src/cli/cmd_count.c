@@ -600,9 +600,9 @@ static void print_summary(counter *cn, double t_load)
 int cmd_count(int argc, char **argv)
 {
     const char *tok_arg = TALLY_DEFAULT_TOKENIZER;
-    count_model_opts mo = {0};
+    count_model_opts mo = {.now = cli_local_now()};   /* --now replaces it */
     int want = SHAPES_AUTO;
-    bool quiet = false, have_now = false;
+    bool quiet = false;
     int shards = -1;   /* -1: every CPU this process may use */
     double drain_timeout = 0, progress_s = 30;
     iz max_line = CLI_MAX_LINE;
@@ -631,11 +631,8 @@ int cmd_count(int argc, char **argv)
             }
             break;
         case 'n':
-            if (!cli_parse_time(optarg, &mo.now)) {
-                cli_error("count: --now needs a time as YYYY-MM-DD[THH:MM[:SS]], not \"%s\"", optarg);
+            if (!cli_parse_now("count", optarg, &mo.now))
                 return 2;
-            }
-            have_now = true;
             break;
         case 'm':
             if (!cli_parse_max_line("count", optarg, &max_line))
@@ -676,8 +673,6 @@ int cmd_count(int argc, char **argv)
         cli_error("count: unexpected argument \"%s\"", argv[optind]);
         return 2;
     }
-    if (!have_now)
-        mo.now = cli_local_now();
     char path[4096], why[8192];
     if (!cli_find_tokenizer(tok_arg, path, sizeof(path), why, sizeof(why))) {
         cli_error("count: %s", why);

@@ -76,8 +76,7 @@ int cmd_render(int argc, char **argv)
     const char *tok_arg = TALLY_DEFAULT_TOKENIZER, *tmpl_file = NULL;
     bool summary = false;
     iz max_line = CLI_MAX_LINE;
-    tmpl_render_opts ro = {0};
-    bool have_now = false;
+    tmpl_render_opts ro = {.now = cli_local_now()};   /* --now replaces it */
     static const struct option opts[] = {
         {"tokenizer", required_argument, 0, 't'},
         {"chat-template", required_argument, 0, 'c'},
@@ -93,11 +92,8 @@ int cmd_render(int argc, char **argv)
         case 't': tok_arg = optarg; break;
         case 'c': tmpl_file = optarg; break;
         case 'n':
-            if (!cli_parse_time(optarg, &ro.now)) {
-                cli_error("render: --now needs a time as YYYY-MM-DD[THH:MM[:SS]], not \"%s\"", optarg);
+            if (!cli_parse_now("render", optarg, &ro.now))
                 return 2;
-            }
-            have_now = true;
             break;
         case 's': summary = true; break;
         case 'm':
@@ -112,8 +108,6 @@ int cmd_render(int argc, char **argv)
         cli_error("render: unexpected argument \"%s\"", argv[optind]);
         return 2;
     }
-    if (!have_now)
-        ro.now = cli_local_now();
     char path[4096], why[8192];
     if (!cli_find_tokenizer(tok_arg, path, sizeof(path), why, sizeof(why))) {
         cli_error("render: %s", why);

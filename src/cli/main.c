@@ -133,6 +133,14 @@ static bool digits(const char *s, int n, int *out)
     return true;
 }
 
+bool cli_parse_now(const char *cmd, const char *s, i64 *out)
+{
+    if (cli_parse_time(s, out))
+        return true;
+    cli_error("%s: --now needs a time as YYYY-MM-DD[THH:MM[:SS]], not \"%s\"", cmd, s);
+    return false;
+}
+
 bool cli_parse_max_line(const char *cmd, const char *s, iz *out)
 {
     char *end;
