@@ -309,9 +309,10 @@ static int count_message(count_work *w, const count_input *in, count_result *r)
     return rc;
 }
 
-/* transformers' apply_chat_template parameters the oracle drops from the
- * kwargs (the chat layer drops them too; listed here for the ones this
- * layer must see first). */
+/* upstream's PromptInput (spec §6.6) as the oracle's prompt --mlcommons
+ * mode runs it: the chat layer (chat_render_prompt) applies transformers'
+ * kwargs rules; this layer forces the generation prompt, adds tool_choice,
+ * normalizes history tool calls and falls back on a failed render. */
 static int count_prompt(count_work *w, const count_input *in, count_result *r)
 {
     arena *a = &w->scratch;

@@ -409,9 +409,7 @@ static void shard_work(void *ctx, const pool_item *it, pool_result *r)
 static void unpack(const pool_result *r, outcome *o)
 {
     o->state = (r->fallback >> 4) & 7;
-    o->kind = r->fallback & 15;
-    if (o->kind > COUNT_PROMPT)
-        o->kind &= 7;
+    o->kind = r->fallback & 7;
     o->n = r->n;
     o->fallback[0] = 0;
     o->line.len = 0;
