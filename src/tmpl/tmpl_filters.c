@@ -667,6 +667,30 @@ static int digit_in_base(u8 c)
 }
 
 /* int(s, base) of a str; false for Python's ValueError. */
+/* Digits from t[*k] on, copied into d, with Python's underscores (one at a
+ * time, between digits) skipped; *k moves past them. Returns the number of
+ * digits. */
+static int digit_run(str t, iz *k, sb *d)
+{
+    int n = 0;
+    bool prev_digit = false;
+    for (; *k < t.len; (*k)++) {
+        u8 c = t.s[*k];
+        if (c >= '0' && c <= '9') {
+            sb_byte(d, c);
+            n++;
+            prev_digit = true;
+            continue;
+        }
+        if (c == '_' && prev_digit && *k + 1 < t.len && t.s[*k + 1] >= '0' && t.s[*k + 1] <= '9') {
+            prev_digit = false;
+            continue;
+        }
+        break;
+    }
+    return n;
+}
+
 static bool parse_int(tmpl_rt *rt, str s, i64 base, tv *out)
 {
     if (base != 0 && (base < 2 || base > 36))
@@ -786,31 +810,12 @@ static bool parse_float(tmpl_rt *rt, str s, double *out)
     sb d = sb_new(rt, t.len + 2);
     if (neg)
         sb_byte(&d, '-');
-    int ndig = 0;
-    bool prev_digit = false;
     iz k = i;
-    for (; k < t.len; k++) {
-        u8 c = t.s[k];
-        if (c >= '0' && c <= '9') { sb_byte(&d, c); ndig++; prev_digit = true; continue; }
-        if (c == '_' && prev_digit && k + 1 < t.len && t.s[k + 1] >= '0' && t.s[k + 1] <= '9') {
-            prev_digit = false;
-            continue;
-        }
-        break;
-    }
+    int ndig = digit_run(t, &k, &d);
     if (k < t.len && t.s[k] == '.') {
         sb_byte(&d, '.');
         k++;
-        prev_digit = false;
-        for (; k < t.len; k++) {
-            u8 c = t.s[k];
-            if (c >= '0' && c <= '9') { sb_byte(&d, c); ndig++; prev_digit = true; continue; }
-            if (c == '_' && prev_digit && k + 1 < t.len && t.s[k + 1] >= '0' && t.s[k + 1] <= '9') {
-                prev_digit = false;
-                continue;
-            }
-            break;
-        }
+        ndig += digit_run(t, &k, &d);
     }
     if (ndig == 0)
         return false;
@@ -819,18 +824,7 @@ static bool parse_float(tmpl_rt *rt, str s, double *out)
         k++;
         if (k < t.len && (t.s[k] == '+' || t.s[k] == '-'))
             sb_byte(&d, t.s[k++]);
-        int edig = 0;
-        prev_digit = false;
-        for (; k < t.len; k++) {
-            u8 c = t.s[k];
-            if (c >= '0' && c <= '9') { sb_byte(&d, c); edig++; prev_digit = true; continue; }
-            if (c == '_' && prev_digit && k + 1 < t.len && t.s[k + 1] >= '0' && t.s[k + 1] <= '9') {
-                prev_digit = false;
-                continue;
-            }
-            break;
-        }
-        if (edig == 0)
+        if (digit_run(t, &k, &d) == 0)
             return false;
     }
     if (k != t.len)
