@@ -11,7 +11,8 @@
 
 typedef struct scratch {
     count_work *w;
-    arena       a;   /* the parsed payload and the shapes' values, per item */
+    arena       a;     /* the parsed payload and the shapes' values, per item */
+    arena_mark  base;  /* a block kept across items: no malloc/free per item */
 } scratch;
 
 static void *ops_scratch_new(void *ctx)
@@ -26,6 +27,7 @@ static void *ops_scratch_new(void *ctx)
         return NULL;
     }
     arena_init(&s->a, 0);
+    s->base = arena_reserve(&s->a, 1 << 20);
     return s;
 }
 
@@ -44,7 +46,6 @@ static void ops_work(void *ctx, void *p, const pool_item *it, pool_result *r)
 {
     count_ops_ctx *c = ctx;
     scratch *s = p;
-    arena_mark m = arena_save(&s->a);
     r->state = POOL_ERROR;
     r->fallback = 0;
     r->n = 0;
@@ -77,7 +78,7 @@ static void ops_work(void *ctx, void *p, const pool_item *it, pool_result *r)
         snprintf(r->msg, sizeof r->msg, "%s\t%s", cr.fallback, cr.msg);
     }
 out:
-    arena_restore(&s->a, m);
+    arena_restore(&s->a, s->base);
 }
 
 void count_ops_init(dq_ops *ops, count_ops_ctx *c)
