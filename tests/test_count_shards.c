@@ -154,10 +154,41 @@ static void test_drain_timeout(void)
     remove(in);
 }
 
+/* --progress-interval: progress lines on stderr while counting (every
+ * 10 ms here), cumulative, with the share of the input and an ETA when
+ * stdin is a file (the in-process mode knows it line by line). */
+static void test_progress(void)
+{
+    char in[] = "/tmp/tally-shards-in-XXXXXX", errp[] = "/tmp/tally-shards-err-XXXXXX";
+    int fd = mkstemp(in), fe = mkstemp(errp);
+    REQUIRE(fd >= 0 && fe >= 0);
+    close(fd);
+    close(fe);
+    write_input(in, 150);
+    const char *args[2] = {"--shards 0", "--shards 2"};
+    for (int k = 0; k < 2; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "timeout 300 %s count --tokenizer qwen3 --progress-interval 0.01 %s < %s "
+                 "> /dev/null 2> %s", bin(), args[k], in, errp);
+        int st = system(cmd);
+        EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        char *err = test_slurp(errp, NULL);
+        EXPECT(strstr(err, "lines done, ") != NULL);
+        EXPECT(strstr(err, " lines/s") != NULL);
+        if (k == 0)
+            EXPECT(strstr(err, "% of the input, ETA ") != NULL);
+        EXPECT(strstr(err, "tally: count: 1350 items") != NULL);   /* the last line */
+        free(err);
+    }
+    remove(in);
+    remove(errp);
+}
+
 int main(void)
 {
     RUN(test_shards_equal_in_process);
     RUN(test_shards_option);
     RUN(test_drain_timeout);
+    RUN(test_progress);
     return test_done();
 }

@@ -6,6 +6,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "../base/arena.h"
 #include "../base/os.h"
@@ -93,8 +95,9 @@ static const char help2[] =
     "      --drain-timeout S  a budget in seconds for the whole run (default 0: none);\n"
     "                         when it runs out the workers are stopped at once and the\n"
     "                         lines not counted get {\"pending\": ...}; exit status 3\n"
-    "      --progress-interval S  with --shards, a progress line on stderr every S\n"
-    "                         seconds (default 30; 0: none)\n"
+    "      --progress-interval S  a progress line on stderr every S seconds (default\n"
+    "                         30; 0: none): lines done, errors, fallbacks, lines/s and,\n"
+    "                         when stdin is a file, the share done and an ETA\n"
     "  -q, --quiet            no summary and no fallback warnings on stderr\n"
     "  -h, --help             this text\n";
 
@@ -184,6 +187,9 @@ typedef struct counter {
     i64          by_kind[COUNT_PROMPT + 1];
     classes      cls;
     double       t0;
+    double       next_progress; /* os_now() of the next progress line */
+    i64          bytes_done;    /* input bytes of the lines accounted */
+    i64          in_size;       /* bytes stdin will give when it is a file; 0: unknown */
 } counter;
 
 /* Counts one input line (line number `lineno`, 1-based) into `o`. */
@@ -267,9 +273,10 @@ static void pending_line(counter *cn, str line, outcome *o)
 }
 
 /* Adds an outcome to the summary and writes its line. */
-static void account(counter *cn, const outcome *o, i64 lineno, buf *out)
+static void account(counter *cn, const outcome *o, i64 lineno, iz bytes, buf *out)
 {
     cn->items++;
+    cn->bytes_done += bytes + 1;
     switch (o->state) {
     case OUT_ERROR:   cn->errors++; break;
     case OUT_SKIPPED: cn->skipped++; break;
@@ -297,6 +304,33 @@ static void account(counter *cn, const outcome *o, i64 lineno, buf *out)
     }
 }
 
+/* A progress line on stderr when one is due: what is done so far (the
+ * lines written plus `batch`, the results of the batch in flight), the
+ * rate, and for a file on stdin the share of its bytes and an ETA. */
+static void progress_line(counter *cn, const pool_stats *batch, bool force)
+{
+    if (cn->quiet || cn->progress_s <= 0)
+        return;
+    double now = os_now();
+    if (!force && now < cn->next_progress)
+        return;
+    cn->next_progress = now + cn->progress_s;
+    i64 done = cn->items, errors = cn->errors, fallbacks = cn->fallbacks;
+    if (batch) {   /* its fallbacks are known once its lines are written */
+        done += batch->done + batch->errors;
+        errors += batch->errors;
+    }
+    double dt = now - cn->t0, rate = dt > 0 ? (double)done / dt : 0;
+    char eta[96] = "";
+    if (cn->in_size > 0 && cn->bytes_done > 0 && dt > 0) {
+        double share = (double)cn->bytes_done / (double)cn->in_size;
+        double left = share > 0 ? dt / share - dt : 0;
+        snprintf(eta, sizeof eta, ", %.0f%% of the input, ETA %.0f s", MIN(share, 1.0) * 100, MAX(left, 0.0));
+    }
+    cli_error("count: %lld lines done, %lld errors, %lld fallbacks, %.0f lines/s, %.0f s%s", (long long)done,
+              (long long)errors, (long long)fallbacks, rate, dt, eta);
+}
+
 static int run_serial(counter *cn, iz max_line)
 {
     cn->w = count_work_new(cn->m);
@@ -314,6 +348,7 @@ static int run_serial(counter *cn, iz max_line)
     int lr;
     i64 lineno = 0;
     cn->t0 = os_now();
+    cn->next_progress = cn->t0 + cn->progress_s;
     while ((lr = lines_next(&in, &line)) != LINES_END) {
         arena_restore(&cn->a, base);
         lineno++;
@@ -321,7 +356,9 @@ static int run_serial(counter *cn, iz max_line)
             pending_line(cn, line, &o);
         else
             process_line(cn, line, lineno, lr == LINES_TOO_LONG, max_line, &o);
-        account(cn, &o, lineno, &out);
+        account(cn, &o, lineno, line.len, &out);
+        if ((lineno & 63) == 0)
+            progress_line(cn, NULL, false);
     }
     if (out.len)
         fwrite(out.data, 1, (size_t)out.len, stdout);
@@ -425,14 +462,11 @@ static void unpack(const pool_result *r, outcome *o)
     }
 }
 
+/* The pool reports every second; progress_line says when a line is due. */
 static void shard_progress(void *ctx, const pool_stats *s, bool final)
 {
-    (void)ctx;
-    if (final)
-        return;
-    double rate = s->elapsed_s > 0 ? (double)(s->done + s->errors) / s->elapsed_s : 0;
-    cli_error("count: batch: %td/%td done, %td errors, %td fallbacks, %.0f items/s", s->done + s->errors,
-              s->total, s->errors, s->fallbacks, rate);
+    if (!final)
+        progress_line(ctx, s, false);
 }
 
 static int run_sharded(counter *cn, int shards, iz max_line)
@@ -463,9 +497,11 @@ static int run_sharded(counter *cn, int shards, iz max_line)
     u8 kind = cn->want == COUNT_IDS ? POOL_KIND_TEXT : cn->want == COUNT_TEXT ? POOL_KIND_TEXT
                                                                                 : POOL_KIND_HEAVY;
     pool_opts po = {.workers = shards, .worker_init = shard_init,
-                    .progress_s = cn->quiet ? 0 : cn->progress_s, .progress = shard_progress};
+                    .progress_s = cn->quiet || cn->progress_s <= 0 ? 0 : MIN(cn->progress_s, 1.0),
+                    .progress = shard_progress, .progress_ctx = cn};
     arena_mark lines_base = arena_reserve(&lines_a, SHARD_BATCH_BYTES + (SHARD_BATCH * 16));
     cn->t0 = os_now();
+    cn->next_progress = cn->t0 + cn->progress_s;
     i64 lineno = 0;
     bool more = true;
     while (more) {
@@ -539,7 +575,7 @@ static int run_sharded(counter *cn, int shards, iz max_line)
             } else {
                 unpack(&res[k], &o);
             }
-            account(cn, &o, ln, &out);
+            account(cn, &o, ln, items[k].payload.len - 8, &out);
         }
     }
     if (out.len)
@@ -691,6 +727,11 @@ int cmd_count(int argc, char **argv)
     if (shards < 0)
         shards = pool_cpus();
     counter cn = {.m = m, .want = want, .quiet = quiet, .progress_s = progress_s};
+    struct stat sb;
+    if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        off_t at = lseek(0, 0, SEEK_CUR);
+        cn.in_size = (i64)sb.st_size - (at > 0 ? (i64)at : 0);
+    }
     if (drain_timeout > 0)
         cn.deadline = os_now() + drain_timeout;
     int rc = shards > 0 ? run_sharded(&cn, shards, max_line) : run_serial(&cn, max_line);
