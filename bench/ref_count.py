@@ -15,8 +15,9 @@ back as JSON), and each job's finish (the count). The template is compiled
 and the encoder warmed on a few items before timing; the message framing
 (prefix_len, baseline) is computed at start, as bench_count does at load.
 Prints the same "key value" lines as bench_count, so bench/run.sh can compare
-the totals.
-  /usr/bin/python3 bench/ref_count.py TOKENIZER_DIR PROMPTS.jsonl OUTPUTS.jsonl [RUNS]
+the totals. OUTPUTS.jsonl "-" times the prompts only (the drain section of
+bench/run.sh compares the prompt path alone).
+  /usr/bin/python3 bench/ref_count.py TOKENIZER_DIR PROMPTS.jsonl OUTPUTS.jsonl|- [RUNS]
 """
 import argparse
 import json
@@ -85,7 +86,7 @@ def main():
     if jinja2.__version__ != "3.1.2":
         sys.exit(f"ref_count: Jinja2 {jinja2.__version__}; the reference is Debian's 3.1.2 (/usr/bin/python3)")
     prompts, prompt_bytes = load(prompts_path)
-    outputs, output_bytes = load(outputs_path)
+    outputs, output_bytes = load(outputs_path) if outputs_path != "-" else (None, 0)
 
     # One Oracle serves both kinds: mode "message" makes start() compute the
     # framing, and mlcommons=True is what job_prompt reads for --mlcommons
@@ -99,7 +100,8 @@ def main():
     try:
         print(f"load_s {load_s:.4f}\nprefix_len {o.prefix_len}\nbaseline {o.baseline}")
         bench(o, o.job_prompt, prompts, prompt_bytes, runs, "prompt", "prompts")
-        bench(o, o.job_message, outputs, output_bytes, runs, "message", "messages")
+        if outputs is not None:
+            bench(o, o.job_message, outputs, output_bytes, runs, "message", "messages")
     finally:
         o.enc.close()
     return 0

@@ -4,8 +4,10 @@
 # pinned to one core, for qwen3 and llama3_1 on the shared message texts and
 # the rendered BFCL prompts; then chat-template rendering against the
 # oracle's Python Jinja2 (qwen3's template over the agentic prompts); then
-# the counting kinds (prompts and messages) against the oracle's Python path.
-# BENCH_ONLY=tok, BENCH_ONLY=tmpl or BENCH_ONLY=count runs one part. Needs the oracle
+# the counting kinds (prompts and messages) against the oracle's Python path;
+# then the end-of-run drain (the queue on worker processes) over the agentic
+# prompts replicated, its scaling on 2 cores and its memory, against the same
+# Python path. BENCH_ONLY=tok, tmpl, count or drain runs one part. Needs the oracle
 # (sh ../shared/oracle/install.sh) and the assets (scripts/fetch-assets.sh).
 set -eu
 bin=${1:-build/release}
@@ -134,4 +136,74 @@ echo "encode per 256 items through its Node process (Rust tokenizers; pinned to 
 echo "core), median of $ref_runs runs; input parsing and output writing are not timed on"
 echo "either side. BENCH_COUNT_TOKS=\"qwen3 llama3_1\" adds tokenizers (the reference takes"
 echo "about a minute per pass over the prompts)."
+fi
+
+if [ -z "$only" ] || [ "$only" = drain ]; then
+[ "$only" = drain ] || echo
+# The drain is not pinned (no taskset): its 2-worker runs must have both cores.
+# Each (size, workers) runs in a process of its own, since peak RSS is a
+# high-water mark; BENCH_DRAIN_SIZES picks the sizes (the memory ratio is the
+# last size's over the first's). The oracle (one core, pinned) counts the
+# distinct lines once: it takes about half a minute.
+drain_sizes=${BENCH_DRAIN_SIZES:-20000 200000}
+prompts=tests/data/tmpl/contexts/agentic_nonull.jsonl
+$pin "$python" bench/ref_count.py "$assets/qwen3" "$prompts" - 1 >"$tmp/dr" || exit 1
+r=$tmp/dr
+for n in $drain_sizes; do
+    for w in 1 2; do
+        "$bin/bench_drain" "$assets/qwen3" "$prompts" "$n" "$w" >"$tmp/dc.$n.$w" || exit 1
+        c=$tmp/dc.$n.$w
+        for k in tokens fallbacks errors; do
+            if [ "$(v distinct_$k "$c")" != "$(v prompt_$k "$r")" ]; then
+                echo "bench: drain $n x $w: distinct $k: tally $(v distinct_$k "$c"), the oracle $(v prompt_$k "$r")" >&2
+                exit 1
+            fi
+        done
+        [ "$(v rss_reset "$c")" = 1 ] ||
+            echo "bench: drain $n x $w: the peak RSS could not be reset; parent MB includes the self-check" >&2
+    done
+done
+first=$(echo $drain_sizes | awk '{ print $1 }')
+last=$(echo $drain_sizes | awk '{ print $NF }')
+c=$tmp/dc.$first.1
+echo "Drain (dq_drain, count_ops on forked workers) of the agentic prompts with null contents as \"\""
+echo "(qwen3, prompt kind): $(v distinct "$c") distinct lines ($(v input_mb "$c") MB, stored once, $(v distinct_tokens "$c") tokens)"
+echo "replicated; goals: scaling >= 1.8x on 2 cores, memory $last/$first <= 1.2x, >= 50x the oracle per core:"
+printf '%8s %7s | %9s %10s %8s %7s | %-20s %10s | %7s | %9s\n' \
+    items workers "items/s" "tokens/s" "drain s" "cpu s" "parent MB (before)" "worker MB" scaling "x oracle"
+for n in $drain_sizes; do
+    for w in 1 2; do
+        c=$tmp/dc.$n.$w
+        scaling=-
+        [ "$w" = 2 ] && scaling="$(div "$(v items_per_s "$c")" "$(v items_per_s "$tmp/dc.$n.1")")x"
+        printf '%8s %7s | %9.0f %10s %8.2f %7.2f | %9s (%8s) %10s | %7s | %8sx\n' "$n" "$w" \
+            "$(v items_per_s "$c")" "$(v tokps "$c")" "$(v drain_s "$c")" \
+            "$(awk -v p="$(v parent_cpu_s "$c")" -v w="$(v workers_cpu_s "$c")" 'BEGIN { print p + w }')" \
+            "$(v parent_rss_mb "$c")" "$(v parent_rss_before_mb "$c")" "$(v workers_rss_mb "$c")" "$scaling" \
+            "$(div "$(v items_per_s "$c")" "$(awk -v p="$(v prompts_per_s "$r")" -v w="$w" 'BEGIN { print p * w }')")"
+    done
+done
+printf '%-35s %9.1f %10s\n' "oracle, distinct lines, one core:" "$(v prompts_per_s "$r")" "$(v prompt_tokps "$r")"
+c=$tmp/dc.$first.1
+printf '%-35s %9.0f\n' "tally in-process, distinct lines:" \
+    "$(awk -v n="$(v distinct "$c")" -v s="$(v distinct_s "$c")" 'BEGIN { print n / s }')"
+ratio() { awk -v a="$(v "$1" "$tmp/dc.$last.$2")" -v b="$(v "$1" "$tmp/dc.$first.$2")" 'BEGIN { printf "%.2f", a / b }'; }
+echo "Memory $last/$first items (peak RSS, nothing subtracted): parent $(ratio parent_rss_mb 1)x with 1 worker," \
+     "$(ratio parent_rss_mb 2)x with 2; largest worker $(ratio workers_rss_mb 1)x, $(ratio workers_rss_mb 2)x."
+echo
+echo "tally: bench_drain enqueues N items cycling over the distinct lines (borrowed payloads,"
+echo "so the inputs are stored once whatever N is; no live lane) and times one dq_drain on 1"
+echo "and on 2 worker processes, not pinned; one run per configuration (not a median), each in"
+echo "a process of its own. cpu s = CPU time of the parent and its workers during the drain (on"
+echo "a busy machine items/s falls, cpu s does not). Every recorded count must equal the count"
+echo "of its line made first in the parent with the same ops (tally in-process: that one cold"
+echo "pass, not part of the drain), and nothing may stay pending. parent MB = the parent's peak"
+echo "RSS from enqueueing to the end of the drain (before: to the end of enqueueing), the peak"
+echo "being reset after the self-check, whose scratch is freed (its own peak: $(v parent_rss_selfcheck_mb "$c") MB);"
+echo "worker MB = the largest worker's peak RSS (pages shared copy-on-write with the parent"
+echo "included); the inputs ($(v input_mb "$c") MB) are in both. oracle: bench/ref_count.py,"
+echo "Oracle.job_prompt (--mlcommons) per item and one encode per 256 items through its Node"
+echo "process, pinned to one core, one pass over the distinct lines; its token total, fallbacks"
+echo "and errors must equal tally's. x oracle = items/s / workers / oracle items/s (N is not"
+echo "always a multiple of the distinct lines, so the item mix differs slightly: see tokens/s)."
 fi
