@@ -420,16 +420,14 @@ static void test_drain_order_and_lanes(void)
 }
 
 static int progress_calls, progress_finals;
-static iz progress_total;
+static dq_progress progress_last;
 
-static void on_progress(void *ctx, const dq_stats *s, iz total, double elapsed, bool final)
+static void on_progress(void *ctx, const dq_progress *p)
 {
     (void)ctx;
-    (void)s;
-    (void)elapsed;
     progress_calls++;
-    progress_finals += final;
-    progress_total = total;
+    progress_finals += p->final;
+    progress_last = *p;
 }
 
 /* The budget runs out: exactly the items not counted stay buffered (in
@@ -457,7 +455,9 @@ static void test_drain_timeout(void)
     EXPECT_EQ(st.recorded + st.buffered, 200);
     EXPECT_EQ(progress_finals, 1);
     EXPECT(progress_calls >= 2);
-    EXPECT_EQ(progress_total, 200);
+    EXPECT_EQ(progress_last.total, 200);
+    EXPECT_EQ(progress_last.done, st.recorded);
+    EXPECT(progress_last.final);
     check_invariant(q);
     iz first = s->norder;
     o.timeout_s = 0;
@@ -499,6 +499,41 @@ static void test_drain_worker_killed(void)
     EXPECT_EQ(s->n[299], 299);
     check_invariant(q);
     remove(flag);
+    dq_free(q);
+    free(s);
+}
+
+static void test_progress_format(void)
+{
+    char line[256];
+    dq_progress p = {.total = 20000, .done = 1200, .errors = 1, .fallbacks = 3, .elapsed_s = 0.5, .rate = 2400,
+                     .eta_s = 7.83};
+    dq_progress_format(&p, line, sizeof line);
+    EXPECT_STR(str_cstr(line), S("drain: 1200/20000 done, 1 errors, 3 fallbacks, 2400 items/s, ETA 8 s"));
+    p.eta_s = -1;
+    dq_progress_format(&p, line, sizeof line);
+    EXPECT_STR(str_cstr(line), S("drain: 1200/20000 done, 1 errors, 3 fallbacks, 2400 items/s"));
+    p.final = true;
+    dq_progress_format(&p, line, sizeof line);
+    EXPECT_STR(str_cstr(line), S("drain: done: 1199 counted, 1 errors, 3 fallbacks, the rest not counted (budget) "
+                                 "in 0.5 s (2400 items/s)"));
+    p.done = 20000;
+    dq_progress_format(&p, line, sizeof line);
+    EXPECT_STR(str_cstr(line), S("drain: done: 19999 counted, 1 errors, 3 fallbacks in 0.5 s (2400 items/s)"));
+    /* a drain with progress on: rate and ETA from what it counted */
+    seen *s = seen_new();
+    dq *q = syn_queue(s, 0, 0);
+    REQUIRE(q);
+    for (iz k = 0; k < 40; k++)
+        REQUIRE(dq_enqueue(q, 0, POOL_KIND_HEAVY, S("sleep:5"), (u64)k, true));
+    progress_calls = progress_finals = 0;
+    dq_drain_opts o = {.workers = 0, .progress_s = 0.02, .progress = on_progress};
+    err e = {0};
+    EXPECT_EQ(dq_drain(q, &o, &e), 0);
+    EXPECT(progress_calls >= 2);
+    EXPECT_EQ(progress_finals, 1);
+    EXPECT_EQ(progress_last.done, 40);
+    EXPECT(progress_last.rate > 0);
     dq_free(q);
     free(s);
 }
@@ -647,6 +682,7 @@ int main(void)
     RUN(test_drain_order_and_lanes);
     RUN(test_drain_timeout);
     RUN(test_drain_worker_killed);
+    RUN(test_progress_format);
     RUN(test_no_live_threads);
     RUN(test_free_with_items);
     RUN(test_counts_every_lane);

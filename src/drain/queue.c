@@ -494,7 +494,8 @@ typedef struct drain {
     dq   *q;
     void *scratch;        /* the caller's; a forked worker uses its copy */
     const dq_drain_opts *o;
-    iz    total;          /* items the drain has taken so far, or will */
+    iz    total;          /* items buffered when the drain started */
+    iz    base_done, base_failed, base_fallbacks, base_deaths;   /* stats then */
     double start, next_progress;
 } drain;
 
@@ -521,13 +522,41 @@ static void drain_progress(drain *d, const pool_stats *ps, bool final)
     d->next_progress = now + d->o->progress_s;
     dq_stats s;
     dq_stats_get(d->q, &s);
+    dq_progress p = {
+        .total = d->total,
+        .done = s.drain_recorded - d->base_done + s.drain_failed - d->base_failed,
+        .errors = s.drain_failed - d->base_failed,
+        .fallbacks = s.fallbacks - d->base_fallbacks,
+        .worker_deaths = s.worker_deaths - d->base_deaths,
+        .elapsed_s = now - d->start,
+        .final = final,
+    };
     if (ps) {   /* the batch in flight, not yet recorded */
-        s.drain_recorded += ps->done;
-        s.drain_failed += ps->errors;
-        s.fallbacks += ps->fallbacks;
-        s.worker_deaths += ps->worker_deaths;
+        p.done += ps->done + ps->errors;
+        p.errors += ps->errors;
+        p.fallbacks += ps->fallbacks;
+        p.worker_deaths += ps->worker_deaths;
     }
-    d->o->progress(d->o->progress_ctx, &s, d->total, now - d->start, final);
+    p.rate = p.elapsed_s > 0 ? (double)p.done / p.elapsed_s : 0;
+    p.eta_s = p.rate > 0 ? (double)MAX(p.total - p.done, 0) / p.rate : -1;
+    d->o->progress(d->o->progress_ctx, &p);
+}
+
+void dq_progress_format(const dq_progress *p, char *out, iz cap)
+{
+    if (cap <= 0)
+        return;
+    if (p->final) {
+        snprintf(out, (size_t)cap, "drain: done: %td counted, %td errors, %td fallbacks%s in %.1f s (%.0f items/s)",
+                 p->done - p->errors, p->errors, p->fallbacks,
+                 p->done < p->total ? ", the rest not counted (budget)" : "", p->elapsed_s, p->rate);
+        return;
+    }
+    char eta[48] = "";
+    if (p->eta_s >= 0)
+        snprintf(eta, sizeof eta, ", ETA %.0f s", p->eta_s);
+    snprintf(out, (size_t)cap, "drain: %td/%td done, %td errors, %td fallbacks, %.0f items/s%s", p->done, p->total,
+             p->errors, p->fallbacks, p->rate, eta);
 }
 
 static void pool_progress_cb(void *ctx, const pool_stats *s, bool final)
@@ -552,6 +581,10 @@ iz dq_drain(dq *q, const dq_drain_opts *o, err *e)
     d.scratch = q->caller_scratch;
     pthread_mutex_lock(&q->mu);
     d.total = q->tail - q->head;
+    d.base_done = q->st.drain_recorded;
+    d.base_failed = q->st.drain_failed;
+    d.base_fallbacks = q->st.fallbacks;
+    d.base_deaths = q->st.worker_deaths;
     pthread_mutex_unlock(&q->mu);
 
     dq_entry *b = malloc(DQ_DRAIN_BATCH * sizeof *b);

@@ -46,6 +46,7 @@ enum {
     DQ_LIVE_MAX      = 1024,  /* upstream's _LIVE_FLUSH_MAX_ITEMS, per class */
     DQ_MAX_THREADS   = 64,
     DQ_DRAIN_BATCH   = 8192,  /* items per pool_run of the drain */
+    DQ_THREADS       = 2,     /* upstream's --tokenizer-workers default */
 };
 
 /* What counts an item, and where its result goes. */
@@ -101,15 +102,30 @@ int  dq_live_start(dq *q, double interval_s, err *e);
  * it did not reach go back to the front), the lane thread ends. Idempotent. */
 void dq_live_stop(dq *q);
 
+/* Where a drain is, for its progress lines. */
+typedef struct dq_progress {
+    iz     total;          /* items this drain has to count (buffered at its start) */
+    iz     done;           /* of them: recorded or failed */
+    iz     errors, fallbacks, worker_deaths;
+    double elapsed_s;
+    double rate;           /* items per second so far */
+    double eta_s;          /* seconds left at that rate; -1 when unknown */
+    bool   final;          /* the last call, at the end of the drain */
+} dq_progress;
+
+/* One line for a person: "drain: 1200/20000 done, 0 errors, 3 fallbacks,
+ * 2400 items/s, ETA 7 s" (the last: "drain: done: 20000 counted, ... in
+ * 8.3 s"), without a newline. */
+void dq_progress_format(const dq_progress *p, char *out, iz cap);
+
 typedef struct dq_drain_opts {
     int    workers;        /* processes (pool_cpus() by the caller); 0 = in this process */
     int    chunk_items;    /* as pool_opts */
     iz     chunk_bytes;
     double timeout_s;      /* budget; 0 = none */
     double progress_s;     /* progress every this many seconds; 0 = never */
-    /* done/total, errors, fallbacks, items/s, ETA: called every progress_s
-     * and once at the end (final = true). */
-    void (*progress)(void *ctx, const dq_stats *s, iz drain_total, double elapsed_s, bool final);
+    /* Called every progress_s seconds and once at the end (final). */
+    void (*progress)(void *ctx, const dq_progress *p);
     void  *progress_ctx;
 } dq_drain_opts;
 
