@@ -75,6 +75,54 @@ typedef struct {
     iz          off;
 } bad_case;
 
+/* The string scanner reads 8 bytes at a time: every special byte (a
+ * quote, an escape, a control character, UTF-8, invalid UTF-8) at every
+ * offset of a word must be seen, inside strings of every length around
+ * the word size. The expected value is built byte by byte here. */
+static void test_string_offsets(void)
+{
+    static const struct { const char *src; const char *want; int code; } sp[] = {
+        {"\\n", "\n", ERR_OK},
+        {"\\\"", "\"", ERR_OK},
+        {"\\u00e9", "\xc3\xa9", ERR_OK},
+        {"\xc3\xa9", "\xc3\xa9", ERR_OK},
+        {"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", ERR_OK},
+        {"\x01", NULL, ERR_SYNTAX},
+        {"\x1f", NULL, ERR_SYNTAX},
+        {"\x7f", "\x7f", ERR_OK},
+        {"\xff", NULL, ERR_UTF8},
+        {"\xc3", NULL, ERR_UTF8},
+        {" ", " ", ERR_OK},
+    };
+    int bad = 0;
+    for (size_t k = 0; k < sizeof sp / sizeof sp[0]; k++)
+        for (int before = 0; before <= 17; before++)
+            for (int after = 0; after <= 17; after++) {
+                char src[128], want[128];
+                int n = 0, m = 0;
+                src[n++] = '"';
+                for (int i = 0; i < before; i++)
+                    src[n++] = want[m++] = (char)('a' + i % 26);
+                n += snprintf(src + n, sizeof src - (size_t)n, "%s", sp[k].src);
+                if (sp[k].want)
+                    m += snprintf(want + m, sizeof want - (size_t)m, "%s", sp[k].want);
+                for (int i = 0; i < after; i++)
+                    src[n++] = want[m++] = (char)('A' + i % 26);
+                src[n++] = '"';
+                arena a;
+                arena_init(&a, 0);
+                err e = {0};
+                json *v = json_parse(&a, str_from(src, n), NULL, &e);
+                if (sp[k].code != ERR_OK) {
+                    bad += v != NULL || e.code != sp[k].code || e.off != 1 + before;
+                } else {
+                    bad += !v || v->type != JSON_STR || !str_eq(v->u.s, str_from(want, m));
+                }
+                arena_fini(&a);
+            }
+    EXPECT_EQ(bad, 0);
+}
+
 static void test_errors(void)
 {
     static const bad_case cases[] = {
@@ -227,6 +275,7 @@ int main(void)
     RUN(test_scalars);
     RUN(test_objects);
     RUN(test_strings);
+    RUN(test_string_offsets);
     RUN(test_errors);
     RUN(test_truncations);
     RUN(test_depth);
