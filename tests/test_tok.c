@@ -226,6 +226,83 @@ static void test_real_roundtrip(void)
     }
 }
 
+/* tok_count remembers long pieces between added tokens (tok.c's piece
+ * cache); tok_encode does not. Every text built from the same pieces in
+ * other orders, at the start or after an added token (a Metaspace "first"
+ * prepend sees the difference), counted cold and warm, must give the
+ * length of its encoding, for every tokenizer of the assets. */
+static void test_piece_cache(void)
+{
+    static const char *const names[] = {"qwen3", "llama3_1", "llama3", "llama2", "deepseek_v3",
+                                        "gemma3", "gpt4o", "gptoss", "claude"};
+    static const char *const specials[] = {"<|im_start|>", "<|begin_of_text|>", "<|eot_id|>", "<s>", "</s>",
+                                           "<start_of_turn>", "<|endoftext|>", "<|start|>", "<bos>",
+                                           "<\uff5cbegin\u2581of\u2581sentence\uff5c>", "<EOT>", "<META>"};
+    static const char *const pieces[] = {
+        " Hello, world! This piece is long enough to be remembered by the cache, surely. ",
+        "user\nfor (int i = 0; i < n; i++) {\n    total += x[i];   // sum\n}\n\tdone\n",
+        "\u4e2d\u6587 \u65e5\u672c\u8a9e and \U0001F600 emoji, plus    many   spaces and 12345 digits here",
+    };
+    const char *dir = getenv("TALLY_ASSETS");
+    int tested = 0;
+    for (iz k = 0; k < countof(names); k++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "assets", names[k]);
+        err e = {0};
+        tok *t = tok_load(path, &e);
+        if (!t) {
+            printf("#   %s\n", e.msg);
+            test_cur_failed = 1;
+            continue;
+        }
+        tested++;
+        const char *sp[2] = {NULL, NULL};
+        int nsp = 0;
+        for (iz j = 0; j < countof(specials) && nsp < 2; j++) {
+            u32 id;
+            if (tok_token_to_id(t, str_cstr(specials[j]), &id))
+                sp[nsp++] = specials[j];
+        }
+        if (nsp == 0) {
+            printf("#   %s: no special token to split on\n", names[k]);
+            test_cur_failed = 1;
+        }
+        tok_work *w = tok_work_new(t);
+        iz bad = 0;
+        /* sequences of (piece index | special index + 10), -1 ends */
+        static const int seqs[][8] = {
+            {0, -1}, {10, 0, -1}, {0, 10, 0, -1}, {10, 0, 11, 1, 10, 0, -1}, {1, 10, 2, 10, 0, -1},
+            {2, -1}, {11, 2, 11, 2, -1}, {0, 1, 2, -1}, {10, 1, 10, 1, 10, 1, -1},
+        };
+        for (int pass = 0; pass < 2; pass++)
+            for (iz q = 0; q < countof(seqs); q++) {
+                buf b = {0};
+                for (int i = 0; seqs[q][i] >= 0; i++) {
+                    int v = seqs[q][i];
+                    const char *part = v >= 10 ? sp[(v - 10) % (nsp ? nsp : 1)] : pieces[v];
+                    if (part)
+                        buf_cstr(&b, part);
+                }
+                str x = buf_view(&b);
+                const u32 *ids;
+                iz n = -1;
+                i64 cnt = -2;
+                REQUIRE(tok_encode(t, w, x, &ids, &n, &e) == 0);
+                REQUIRE(tok_count(t, w, x, &cnt, &e) == 0);
+                if (cnt != n) {
+                    printf("#   %s: pass %d, text %td: count %lld, encode %td\n", names[k], pass, q,
+                           (long long)cnt, n);
+                    bad++;
+                }
+                buf_free(&b);
+            }
+        EXPECT_EQ(bad, 0);
+        tok_work_free(w);
+        tok_free(t);
+    }
+    EXPECT_EQ(tested, (int)countof(names));
+}
+
 int main(int argc, char **argv)
 {
     case_file = S("tests/data/tok/synthetic/cases.jsonl");
@@ -235,5 +312,6 @@ int main(int argc, char **argv)
     RUN(test_load_errors);
     RUN(test_truncated_tokenizer_json);
     RUN(test_real_roundtrip);
+    RUN(test_piece_cache);
     return test_done();
 }

@@ -1,15 +1,81 @@
 /* tok.c - encode and count: the pipeline of tok_internal.h run over one
  * input, with per-thread work memory (tok_work). */
 #include <stdlib.h>
+#include <string.h>
 #include "tok_model.h"
+#include "../base/hash.h"
 #include "../base/utf8.h"
 
 #define TOK_SCRATCH_BLOCK ((iz)1 << 20)   /* kept between calls */
 #define TOK_SCRATCH_LIMIT ((iz)1 << 32)   /* per call: 4 GiB */
 
+/* ---- the piece cache ----------------------------------------------------
+ * Counting only. The tokens of a raw piece (the text between two raw added
+ * tokens, e.g. a chat message between <|im_start|> and <|im_end|>) are a
+ * pure function of its bytes and of whether it starts the text (a
+ * Metaspace "first" prepend or an anchored normalizer sees that): on_raw
+ * below looks at nothing else. Chat prompts repeat whole pieces (the next
+ * prompt of a multi-turn conversation holds every message of the last),
+ * so a work area remembers long pieces with their counts and counts a
+ * piece seen before with one hash and one memcmp. Bounded: a direct-mapped
+ * table and a byte store; when the store is full the cache starts over.
+ * Exact by construction: a hit compares every byte. */
+enum {
+    PC_SLOTS = 4096,          /* a power of two */
+    PC_MIN   = 64,            /* shorter pieces are cheap to count again */
+    PC_BYTES = 16 << 20,      /* the store */
+};
+
+typedef struct pc_slot {
+    u64       h;              /* 0 = empty */
+    const u8 *p;
+    iz        len;
+    i64       n;
+    bool      origin;
+} pc_slot;
+
 typedef struct {
     arena_mark base;
+    pc_slot   *slots;         /* NULL until first needed */
+    u8        *store;
+    iz         used;
+    i64        hits, misses;
 } work_extra;
+
+static const pc_slot *pc_find(work_extra *x, str piece, bool origin, u64 h)
+{
+    if (!x->slots)
+        return NULL;
+    const pc_slot *sl = &x->slots[h & (PC_SLOTS - 1)];
+    if (sl->h == h && sl->len == piece.len && sl->origin == origin && !memcmp(sl->p, piece.s, (size_t)piece.len))
+        return sl;
+    return NULL;
+}
+
+static void pc_put(work_extra *x, str piece, bool origin, u64 h, i64 n)
+{
+    if (piece.len > PC_BYTES / 4)
+        return;
+    if (!x->slots) {
+        x->slots = calloc(PC_SLOTS, sizeof *x->slots);
+        x->store = malloc(PC_BYTES);
+        if (!x->slots || !x->store) {
+            free(x->slots);
+            free(x->store);
+            x->slots = NULL;
+            x->store = NULL;
+            return;
+        }
+    }
+    if (x->used + piece.len > PC_BYTES) {   /* full: start over */
+        memset(x->slots, 0, PC_SLOTS * sizeof *x->slots);
+        x->used = 0;
+    }
+    u8 *p = x->store + x->used;
+    memcpy(p, piece.s, (size_t)piece.len);
+    x->used += piece.len;
+    x->slots[h & (PC_SLOTS - 1)] = (pc_slot){h, p, piece.len, n, origin};
+}
 
 tok_work *tok_work_new(const tok *t)
 {
@@ -29,6 +95,9 @@ void tok_work_free(tok_work *w)
         return;
     tok_regex_work_fini(w);
     bpe_work_fini(w);
+    work_extra *x = (work_extra *)(w + 1);
+    free(x->slots);
+    free(x->store);
     free(w->ids);
     arena_fini(&w->scratch);
     free(w);
@@ -90,6 +159,20 @@ static int on_raw(void *ctx, str piece, iz off, i32 id)
         return 0;
     }
     const tok *t = c->t;
+    work_extra *x = (work_extra *)(c->w + 1);
+    bool cache = !c->want_ids && piece.len >= PC_MIN;
+    u64 h = 0;
+    i64 before = c->count;
+    if (cache) {
+        h = (hash_str(piece) ^ (off == 0 ? 0x9e3779b97f4a7c15u : 0)) | 1;
+        const pc_slot *hit = pc_find(x, piece, off == 0, h);
+        if (hit) {
+            x->hits++;
+            c->count += hit->n;
+            return 0;
+        }
+        x->misses++;
+    }
     str ns = piece;
     arena_mark m = arena_save(&c->w->scratch);
     if (t->norm) {
@@ -100,6 +183,8 @@ static int on_raw(void *ctx, str piece, iz off, i32 id)
     c->seg_at_origin = off == 0;
     int rc = added_split(t, &t->norm_trie, ns, on_normalized, c);
     arena_restore(&c->w->scratch, m);
+    if (cache && rc == 0)
+        pc_put(x, piece, off == 0, h, c->count - before);
     return rc;
 }
 

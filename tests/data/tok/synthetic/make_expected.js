@@ -110,7 +110,10 @@ C('bytelevel-noregex', tk(bpe(Object.values(BC).concat([bytesOf(' a'), bytesOf('
 C('metaspace', tk(bpe(['▁', ...abc, '▁a', '▁ab', '<s>'], ['▁ a', '▁a b']), {
   pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: true },
   added_tokens: [added(50, '<s>')] }),
-  ['ab ab', 'ab<s>ab', ' ab', '<s>ab']);
+  ['ab ab', 'ab<s>ab', ' ab', '<s>ab',
+   // pieces long enough for tok_count's piece cache (64 bytes and more), the
+   // same one at the start (prepended) and after an added token (not)
+   'ab ba cab '.repeat(8), '<s>' + 'ab ba cab '.repeat(8), 'ab ba cab '.repeat(8) + '<s>' + 'ab ba cab '.repeat(8)]);
 C('metaspace-always', tk(bpe(['▁', ...abc, '▁a', '▁ab', '<s>'], ['▁ a', '▁a b']), {
   pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: false },
   added_tokens: [added(50, '<s>')] }),
