@@ -63,7 +63,8 @@ for t in qwen3 llama3_1 llama3 llama2 deepseek_v3 gemma3 gpt4o gptoss claude; do
         "$(div "$(v load_s "$tmp/lr")" "$(v load_s "$tmp/lc")")"
 done
 echo
-echo "count = tally count with a warm word cache (a long-running process); cold = a fresh"
+echo "count = tally count with a warm word cache (a long-running process; its piece cache is"
+echo "emptied before each pass, so no text is answered from an earlier pass); cold = a fresh"
 echo "work area per run; reference 1-by-1 = one encode call per text (as the oracle counts),"
 echo "batch = one encodeBatch call; medians of $runs runs (reference: 3); every run checks"
 echo "that tally and the reference give the same total token count."
@@ -130,8 +131,10 @@ echo
 echo "Both sides count the same parsed items (the agentic prompts as given, with upstream's"
 echo "fallback to the prompt's JSON where the template fails; the recorded assistant outputs)"
 echo "with the clock pinned; totals, fallbacks and the message framing must agree. tally:"
-echo "count_item with a warm work area, median of $runs runs (cold = the first pass with a"
-echo "fresh one). oracle: Oracle.job_prompt (--mlcommons) / job_message per item and one"
+echo "count_item with a warm work area whose piece cache is emptied before each pass (pieces"
+echo "shared by prompts of one pass, the messages a turn repeats, still hit), median of $runs"
+echo "runs (cold = the first pass with a fresh one). oracle: Oracle.job_prompt (--mlcommons) /"
+echo "job_message per item and one"
 echo "encode per 256 items through its Node process (Rust tokenizers; pinned to the same"
 echo "core), median of $ref_runs runs; input parsing and output writing are not timed on"
 echo "either side. BENCH_COUNT_TOKS=\"qwen3 llama3_1\" adds tokenizers (the reference takes"
@@ -149,9 +152,18 @@ drain_sizes=${BENCH_DRAIN_SIZES:-20000 200000}
 prompts=tests/data/tmpl/contexts/agentic_nonull.jsonl
 $pin "$python" bench/ref_count.py "$assets/qwen3" "$prompts" - 1 >"$tmp/dr" || exit 1
 r=$tmp/dr
+drain_runs=${BENCH_DRAIN_RUNS:-3}
 for n in $drain_sizes; do
     for w in 1 2; do
-        "$bin/bench_drain" "$assets/qwen3" "$prompts" "$n" "$w" >"$tmp/dc.$n.$w" || exit 1
+        # the median run by items/s stands for the configuration (all its columns)
+        r_=1
+        while [ "$r_" -le "$drain_runs" ]; do
+            "$bin/bench_drain" "$assets/qwen3" "$prompts" "$n" "$w" >"$tmp/dc.$n.$w.$r_" || exit 1
+            r_=$((r_ + 1))
+        done
+        med=$(for f in "$tmp/dc.$n.$w".*; do echo "$(v items_per_s "$f") $f"; done | sort -n |
+              awk '{ a[NR] = $2 } END { print a[int((NR + 1) / 2)] }')
+        cp "$med" "$tmp/dc.$n.$w"
         c=$tmp/dc.$n.$w
         for k in tokens fallbacks errors; do
             if [ "$(v distinct_$k "$c")" != "$(v prompt_$k "$r")" ]; then
@@ -193,8 +205,9 @@ echo "Memory $last/$first items (peak RSS, nothing subtracted): parent $(ratio p
 echo
 echo "tally: bench_drain enqueues N items cycling over the distinct lines (borrowed payloads,"
 echo "so the inputs are stored once whatever N is; no live lane) and times one dq_drain on 1"
-echo "and on 2 worker processes, not pinned; one run per configuration (not a median), each in"
-echo "a process of its own. cpu s = CPU time of the parent and its workers during the drain (on"
+echo "and on 2 worker processes, not pinned; each configuration runs $drain_runs times (BENCH_DRAIN_RUNS),"
+echo "each in a process of its own, and the run with the median items/s is shown (all its"
+echo "columns). cpu s = CPU time of the parent and its workers during the drain (on"
 echo "a busy machine items/s falls, cpu s does not). Every recorded count must equal the count"
 echo "of its line made first in the parent with the same ops (tally in-process: that one cold"
 echo "pass, not part of the drain), and nothing may stay pending. parent MB = the parent's peak"
@@ -206,4 +219,9 @@ echo "Oracle.job_prompt (--mlcommons) per item and one encode per 256 items thro
 echo "process, pinned to one core, one pass over the distinct lines; its token total, fallbacks"
 echo "and errors must equal tally's. x oracle = items/s / workers / oracle items/s (N is not"
 echo "always a multiple of the distinct lines, so the item mix differs slightly: see tokens/s)."
+echo "Each worker's tokenizer remembers the pieces between special tokens it counted (the"
+echo "piece cache of src/tok/tok.c, 16 MiB per worker): a multi-turn prompt repeats the"
+echo "messages of the turn before, and replicated items repeat whole prompts, as a benchmark"
+echo "run that cycles over its dataset does. \"tally in-process, distinct lines\" is one pass"
+echo "over the distinct lines with a fresh cache (only the turns' shared messages hit)."
 fi

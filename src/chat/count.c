@@ -554,6 +554,11 @@ count_work *count_work_new(const count_model *m)
     return w;
 }
 
+void count_work_forget_pieces(count_work *w)
+{
+    tok_work_forget_pieces(w->tw);
+}
+
 void count_work_free(count_work *w)
 {
     if (!w)

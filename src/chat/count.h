@@ -46,6 +46,8 @@ const char      *count_model_baseline_error(const count_model *m);
 typedef struct count_work count_work;
 count_work *count_work_new(const count_model *m);
 void        count_work_free(count_work *w);
+/* Forgets what the tokenizer remembered of earlier items (tok_work_forget_pieces). */
+void        count_work_forget_pieces(count_work *w);
 
 /* The kinds. */
 typedef enum count_kind {

@@ -52,6 +52,14 @@ static const pc_slot *pc_find(work_extra *x, str piece, bool origin, u64 h)
     return NULL;
 }
 
+void tok_work_forget_pieces(tok_work *w)
+{
+    work_extra *x = (work_extra *)(w + 1);
+    if (x->slots)
+        memset(x->slots, 0, PC_SLOTS * sizeof *x->slots);
+    x->used = 0;
+}
+
 static void pc_put(work_extra *x, str piece, bool origin, u64 h, i64 n)
 {
     if (piece.len > PC_BYTES / 4)

@@ -32,6 +32,11 @@ void      tok_work_free(tok_work *w);
 /* Number of tokens of `text` (valid UTF-8 or an ERR_UTF8 error naming the
  * byte offset). Returns ERR_OK or an error code and fills `e`. */
 int tok_count(const tok *t, tok_work *w, str text, i64 *n, err *e);
+/* tok_count remembers the pieces of text between added tokens it counted
+ * (64 bytes and more, up to 16 MiB of them per work area), so a piece seen
+ * again costs one comparison; this forgets them, for benchmarks that count
+ * the same texts again and want every pass to be a first one. */
+void tok_work_forget_pieces(tok_work *w);
 /* Token ids of `text`. *ids points into `w` and stays valid until the next
  * call with the same `w`. */
 int tok_encode(const tok *t, tok_work *w, str text, const u32 **ids, iz *n, err *e);
