@@ -4,10 +4,13 @@
  * and their chunks retried one item at a time.
  *
  * Wire format (native byte order; both ends are the same binary):
- *   parent -> worker, one chunk:  u32 count, then per item
- *                                 u64 index, u8 kind, u32 len, len bytes
+ *   parent -> worker, one chunk:  u32 count, then count u64 item indexes
  *   worker -> parent, per item:   u64 index, u8 state, u8 fallback, i64 n,
  *                                 u16 msglen, msglen bytes
+ * A worker is forked inside pool_run, after the caller filled `items`, and
+ * nothing changes them until pool_run returns: the worker reads each item
+ * (and its payload) from its copy-on-write copy of the caller's memory, so
+ * only indexes go down the pipe, never the payloads.
  * The parent never blocks on a pipe: its ends are non-blocking and polled,
  * so a worker busy writing results can never deadlock with a parent busy
  * writing a chunk. */
@@ -174,8 +177,6 @@ _Noreturn static void worker_main(pool *p, int in_fd, int out_fd)
         _exit(0);   /* the parent died before prctl took effect */
     if (p->o->worker_init)
         p->o->worker_init(p->ctx);
-    u8 *payload = NULL;
-    size_t cap = 0;
     buf out = {0};
     for (;;) {
         u32 count;
@@ -184,24 +185,10 @@ _Noreturn static void worker_main(pool *p, int in_fd, int out_fd)
         out.len = 0;
         for (u32 k = 0; k < count; k++) {
             u64 index;
-            u8 kind;
-            u32 len;
-            if (!read_full(in_fd, &index, sizeof index) || !read_full(in_fd, &kind, 1) ||
-                !read_full(in_fd, &len, sizeof len))
+            if (!read_full(in_fd, &index, sizeof index) || index >= (u64)p->st->total)
                 _exit(3);
-            if (len + 1 > cap) {
-                cap = (size_t)len + 1;
-                free(payload);
-                payload = malloc(cap);
-                if (!payload)
-                    _exit(4);
-            }
-            if (len && !read_full(in_fd, payload, len))
-                _exit(3);
-            payload[len] = 0;
-            pool_item it = {str_from(payload, (iz)len), kind};
             pool_result r = {0};
-            p->fn(p->ctx, &it, &r);
+            p->fn(p->ctx, &p->items[index], &r);
             if (r.state != POOL_DONE && r.state != POOL_ERROR) {
                 r.state = POOL_ERROR;
                 set_msg(&r, "the work function left the item uncounted");
@@ -327,14 +314,8 @@ static void encode_chunk(pool *p, worker *w, const chunk *c)
     u32 count = (u32)c->n;
     buf_put(&w->out, &count, sizeof count);
     for (iz k = 0; k < c->n; k++) {
-        iz idx = p->order[c->first + k];
-        const pool_item *it = &p->items[idx];
-        u64 index = (u64)idx;
-        u32 len = (u32)it->payload.len;
+        u64 index = (u64)p->order[c->first + k];
         buf_put(&w->out, &index, sizeof index);
-        buf_put(&w->out, &it->kind, 1);
-        buf_put(&w->out, &len, sizeof len);
-        buf_put(&w->out, it->payload.s, it->payload.len);
     }
 }
 

@@ -4,7 +4,10 @@
  * surviving dead workers, honouring a time budget and reporting progress.
  * Generic over the work: the caller passes a function that turns one item
  * into one result; in the workers it runs on the forked copy of the
- * caller's memory. Depends on base/ only. POSIX (fork, pipes, poll). */
+ * caller's memory: a chunk sent to a worker is a list of item indexes,
+ * and the worker reads the items from its copy of that memory (the caller
+ * must not change `items` while pool_run runs; it cannot, pool_run blocks).
+ * Depends on base/ only. POSIX (fork, pipes, poll). */
 #ifndef TALLY_POOL_H
 #define TALLY_POOL_H
 
