@@ -291,6 +291,97 @@ static void test_timeout_leaves_pending(void)
     EXPECT_EQ(st2.done, st.pending);
 }
 
+/* Windows: items that are the first member of bigger records (item_size),
+ * counted a window at a time by the same workers; each window reported in
+ * order with its results; a worker killed in one window is replaced and
+ * the window completes; after the budget runs out, the remaining windows
+ * are still reported, all pending. */
+typedef struct rec {
+    pool_item it;
+    int       extra;
+} rec;
+
+typedef struct seen_windows {
+    iz   next_first, windows, done, pending;
+    bool order_ok, values_ok;
+    pid_t pids[8];
+    int  npids;
+} seen_windows;
+
+static void on_window(void *ctx, iz first, iz n, pool_result *res)
+{
+    seen_windows *s = ctx;
+    s->order_ok = s->order_ok && first == s->next_first;
+    s->next_first = first + n;
+    s->windows++;
+    for (iz k = 0; k < n; k++) {
+        if (res[k].state == POOL_PENDING) {
+            s->pending++;
+            continue;
+        }
+        s->done += res[k].state == POOL_DONE;
+        iz i = first + k;
+        if (i % 10 == 5) {   /* a "pid" item: which worker */
+            bool known = false;
+            for (int j = 0; j < s->npids; j++)
+                known = known || s->pids[j] == (pid_t)res[k].n;
+            if (!known && s->npids < 8)
+                s->pids[s->npids++] = (pid_t)res[k].n;
+        } else if (i != 77) {
+            s->values_ok = s->values_ok && res[k].n == i * 3;
+        }
+    }
+}
+
+static void test_windows(void)
+{
+    enum { N = 1000, W = 96 };
+    static rec items[N];
+    static pool_result res[W];
+    char flag[] = "/tmp/tally-pool-win-XXXXXX";
+    int fd = mkstemp(flag);
+    REQUIRE(fd >= 0);
+    close(fd);
+    remove(flag);
+    char die[128];
+    snprintf(die, sizeof die, "die-once:%s", flag);
+    for (int i = 0; i < N; i++) {
+        snprintf(numbers[i], sizeof numbers[i], "n:%d", i * 3);
+        items[i] = (rec){item(i % 10 == 5 ? "pid" : i == 77 ? die : numbers[i], POOL_KIND_HEAVY), -1};
+    }
+    seen_windows s = {.order_ok = true, .values_ok = true};
+    pool_opts o = {.workers = 2, .chunk_items = 8, .item_size = (iz)sizeof(rec), .window = W,
+                   .on_window = on_window, .window_ctx = &s};
+    pool_stats st;
+    err e;
+    EXPECT_EQ(pool_run(&items[0].it, N, res, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT(s.order_ok);
+    EXPECT(s.values_ok);
+    EXPECT_EQ(s.windows, (N + W - 1) / W);
+    EXPECT_EQ(s.done, N);
+    EXPECT_EQ(st.done, N);
+    EXPECT_EQ(st.pending, 0);
+    EXPECT_EQ(st.worker_deaths, 1);
+    /* the workers stay from window to window: two, plus the one replacing
+     * the killed worker */
+    EXPECT(s.npids >= 2 && s.npids <= 3);
+    remove(flag);
+
+    /* the budget runs out: every window is reported, the rest pending */
+    for (int i = 0; i < N; i++)
+        items[i].it = item("sleep:5", POOL_KIND_HEAVY);
+    seen_windows t = {.order_ok = true, .values_ok = true};
+    o.window_ctx = &t;
+    o.timeout_s = 0.2;
+    EXPECT_EQ(pool_run(&items[0].it, N, res, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT(t.order_ok);
+    EXPECT_EQ(t.windows, (N + W - 1) / W);
+    EXPECT(t.pending > 0);
+    EXPECT_EQ(t.done + t.pending, N);
+    EXPECT_EQ(st.done + st.errors + st.pending, N);
+    EXPECT_EQ(st.pending, t.pending);
+}
+
 static bool process_alive(pid_t pid)
 {
     char path[64];
@@ -389,6 +480,7 @@ int main(void)
     RUN(test_worker_killed_mid_chunk);
     RUN(test_item_that_always_kills);
     RUN(test_timeout_leaves_pending);
+    RUN(test_windows);
     RUN(test_no_orphans_and_sigint);
     RUN(test_cpus);
     return test_done();

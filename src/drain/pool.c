@@ -54,7 +54,9 @@ typedef struct worker {
 
 typedef struct pool {
     const pool_item *items;
-    pool_result     *res;
+    iz               stride;   /* bytes from one item to the next */
+    pool_result     *res;      /* the window's results: item i at res[i - base] */
+    iz               base, wn; /* the window: items [base, base + wn) */
     pool_work_fn     fn;
     void            *ctx;
     const pool_opts *o;
@@ -70,6 +72,16 @@ typedef struct pool {
     double start, deadline, next_progress;
     pid_t  parent;
 } pool;
+
+static inline const pool_item *item_at(const pool *p, iz i)
+{
+    return (const pool_item *)(const void *)((const u8 *)p->items + i * p->stride);
+}
+
+static inline pool_result *res_at(const pool *p, iz i)
+{
+    return &p->res[i - p->base];
+}
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -99,7 +111,9 @@ static bool grow(void **p, iz *cap, iz need, iz size)
 
 static void record(pool *p, iz idx, const pool_result *r)
 {
-    pool_result *dst = &p->res[idx];
+    if (idx < p->base || idx >= p->base + p->wn)
+        return;
+    pool_result *dst = res_at(p, idx);
     if (dst->state != POOL_PENDING)
         return;
     *dst = *r;
@@ -188,7 +202,7 @@ _Noreturn static void worker_main(pool *p, int in_fd, int out_fd)
             if (!read_full(in_fd, &index, sizeof index) || index >= (u64)p->st->total)
                 _exit(3);
             pool_result r = {0};
-            p->fn(p->ctx, &p->items[index], &r);
+            p->fn(p->ctx, item_at(p, (iz)index), &r);
             if (r.state != POOL_DONE && r.state != POOL_ERROR) {
                 r.state = POOL_ERROR;
                 set_msg(&r, "the work function left the item uncounted");
@@ -338,7 +352,7 @@ static void parse_results(pool *p, worker *w)
         memcpy(&r.n, q + 10, 8);
         memcpy(r.msg, q + head, ml < POOL_MSG_MAX ? ml : POOL_MSG_MAX - 1);
         if (index < (u64)(p->st->total))
-            record(p, (iz)index, &r);
+            record(p, (iz)index, &r);   /* ignores an index outside the window */
         off += head + ml;
     }
     if (off) {
@@ -350,7 +364,7 @@ static void parse_results(pool *p, worker *w)
         const chunk *c = &p->chunks[w->flight[0]];
         bool all = true;
         for (iz k = 0; k < c->n && all; k++)
-            all = p->res[p->order[c->first + k]].state != POOL_PENDING;
+            all = res_at(p, p->order[c->first + k])->state != POOL_PENDING;
         if (!all)
             break;
         memmove(w->flight, w->flight + 1, sizeof w->flight[0] * (size_t)(w->nflight - 1));
@@ -384,7 +398,7 @@ static bool worker_died(pool *p, worker *w)
         const chunk c = p->chunks[w->flight[f]];
         for (iz k = 0; k < c.n; k++) {
             iz idx = p->order[c.first + k];
-            if (p->res[idx].state != POOL_PENDING)
+            if (res_at(p, idx)->state != POOL_PENDING)
                 continue;
             if (c.retry) {
                 pool_result r = {.state = POOL_ERROR};
@@ -438,8 +452,9 @@ static void finish_workers(pool *p)
  * items counted here at once. */
 static bool plan(pool *p)
 {
-    iz n = p->st->total;
-    if (!grow((void **)&p->order, &p->corder, n + 1, (iz)sizeof(iz)))
+    p->norder = p->nchunks = 0;
+    p->qhead = p->qlen = 0;
+    if (!grow((void **)&p->order, &p->corder, p->wn + 1, (iz)sizeof(iz)))
         return false;
     iz per = p->o->chunk_items > 0 ? p->o->chunk_items : POOL_CHUNK_ITEMS;
     iz bytes = p->o->chunk_bytes > 0 ? p->o->chunk_bytes : POOL_CHUNK_BYTES;
@@ -447,10 +462,10 @@ static bool plan(pool *p)
      * chunk's items are in input order, and results go by index anyway */
     for (int kind = POOL_KIND_TEXT; kind <= POOL_KIND_HEAVY; kind++) {
         iz first = p->norder, cnt = 0, b = 0;
-        for (iz i = 0; i < n; i++) {
-            if (p->res[i].state != POOL_PENDING)
+        for (iz i = p->base; i < p->base + p->wn; i++) {
+            if (res_at(p, i)->state != POOL_PENDING)
                 continue;
-            const pool_item *it = &p->items[i];
+            const pool_item *it = item_at(p, i);
             int k = it->kind == POOL_KIND_SMALL ? POOL_KIND_SMALL
                   : it->kind == POOL_KIND_TEXT  ? POOL_KIND_TEXT : POOL_KIND_HEAVY;
             if (k != kind)
@@ -474,13 +489,13 @@ static bool plan(pool *p)
 
 static int run_in_process(pool *p)
 {
-    for (iz i = 0; i < p->st->total; i++) {
-        if (p->res[i].state != POOL_PENDING)
+    for (iz i = p->base; i < p->base + p->wn; i++) {
+        if (res_at(p, i)->state != POOL_PENDING)
             continue;
         if (expired(p))
             break;
         pool_result r = {0};
-        p->fn(p->ctx, &p->items[i], &r);
+        p->fn(p->ctx, item_at(p, i), &r);
         if (r.state != POOL_DONE && r.state != POOL_ERROR) {
             r.state = POOL_ERROR;
             set_msg(&r, "the work function left the item uncounted");
@@ -491,24 +506,27 @@ static int run_in_process(pool *p)
     return ERR_OK;
 }
 
+/* Counts the window's chunks on the workers, starting them the first time
+ * (they stay for the next windows; finish_workers ends them). */
 static int run_workers(pool *p, err *e)
 {
     int want = p->o->workers;
     if (want > MAX_WORKERS)
         want = MAX_WORKERS;
-    if ((iz)want > p->nchunks)
-        want = (int)(p->nchunks > 0 ? p->nchunks : 0);
+    if (p->o->window <= 0 && (iz)want > p->nchunks)
+        want = (int)(p->nchunks > 0 ? p->nchunks : 0);   /* no more workers than chunks */
     int in_flight = p->o->in_flight > 0 ? MIN(p->o->in_flight, MAX_IN_FLIGHT) : 2;
-    p->nw = 0;
-    for (int k = 0; k < want; k++) {
-        if (start_worker(p, k, e) != ERR_OK) {
-            if (k == 0)
-                return e ? e->code : ERR_IO;
-            break;   /* run with the workers we have */
+    if (p->nw == 0 && p->nchunks > 0) {
+        for (int k = 0; k < want; k++) {
+            if (start_worker(p, k, e) != ERR_OK) {
+                if (k == 0)
+                    return e ? e->code : ERR_IO;
+                break;   /* run with the workers we have */
+            }
+            p->nw = k + 1;
         }
-        p->nw = k + 1;
+        p->st->workers = p->nw;
     }
-    p->st->workers = p->nw;
     struct pollfd pfd[2 * MAX_WORKERS];
     int who[2 * MAX_WORKERS];
     for (;;) {
@@ -621,8 +639,31 @@ static int run_workers(pool *p, err *e)
         }
         maybe_progress(p);
     }
-    finish_workers(p);
     return ERR_OK;
+}
+
+/* Counts the window [base, base + wn): SMALL items here, the rest on the
+ * workers (or here). */
+static int run_window(pool *p, err *e)
+{
+    /* SMALL items are counted here, first (they cost nothing) */
+    for (iz i = p->base; i < p->base + p->wn; i++) {
+        const pool_item *it = item_at(p, i);
+        if (res_at(p, i)->state != POOL_PENDING || it->kind != POOL_KIND_SMALL)
+            continue;
+        pool_result r = {0};
+        p->fn(p->ctx, it, &r);
+        if (r.state != POOL_DONE && r.state != POOL_ERROR) {
+            r.state = POOL_ERROR;
+            set_msg(&r, "the work function left the item uncounted");
+        }
+        record(p, i, &r);
+    }
+    if (p->o->workers <= 0)
+        return run_in_process(p);
+    if (!plan(p))
+        return err_set(e, ERR_NOMEM, -1, "out of memory planning chunks");
+    return run_workers(p, e);
 }
 
 int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn, void *ctx,
@@ -639,6 +680,7 @@ int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn
     if (!p)
         return err_set(e, ERR_NOMEM, -1, "out of memory");
     p->items = items;
+    p->stride = o->item_size > 0 ? o->item_size : (iz)sizeof(pool_item);
     p->res = results;
     p->fn = fn;
     p->ctx = ctx;
@@ -649,36 +691,39 @@ int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn
     p->deadline = o->timeout_s > 0 ? p->start + o->timeout_s : 0;
     p->next_progress = p->start + o->progress_s;
     st->total = n;
-    for (iz i = 0; i < n; i++)
-        if (results[i].state == POOL_PENDING)
-            st->pending++;
-
-    /* SMALL items are counted here, first (they cost nothing) */
-    for (iz i = 0; i < n; i++) {
-        if (results[i].state != POOL_PENDING || items[i].kind != POOL_KIND_SMALL)
-            continue;
-        pool_result r = {0};
-        fn(ctx, &items[i], &r);
-        if (r.state != POOL_DONE && r.state != POOL_ERROR) {
-            r.state = POOL_ERROR;
-            set_msg(&r, "the work function left the item uncounted");
-        }
-        record(p, i, &r);
-    }
+    iz window = o->window > 0 ? o->window : n;
+    if (o->window > 0)
+        st->pending = n;   /* each window's results are reset below */
+    else
+        for (iz i = 0; i < n; i++)
+            if (results[i].state == POOL_PENDING)
+                st->pending++;
 
     int rc = ERR_OK;
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
     sigemptyset(&ign.sa_mask);
-    if (o->workers <= 0) {
-        rc = run_in_process(p);
-    } else if (!plan(p)) {
-        rc = err_set(e, ERR_NOMEM, -1, "out of memory planning chunks");
-    } else {
-        /* a write to a dead worker must be an error, not the end of us */
+    /* a write to a dead worker must be an error, not the end of us */
+    if (o->workers > 0)
         sigaction(SIGPIPE, &ign, &old_pipe);
-        rc = run_workers(p, e);
-        sigaction(SIGPIPE, &old_pipe, NULL);
+    for (iz first = 0; first < n || (n == 0 && first == 0); first += window) {
+        p->base = first;
+        p->wn = MIN(window, n - first);
+        if (o->window > 0)
+            for (iz k = 0; k < p->wn; k++)
+                results[k] = (pool_result){0};
+        if (rc == ERR_OK && !expired(p))
+            rc = run_window(p, e);
+        if (o->window > 0 && o->on_window)
+            o->on_window(o->window_ctx, first, p->wn, results);
+        if (n == 0)
+            break;
     }
+    if (rc == ERR_OK)
+        finish_workers(p);
+    else
+        stop_all(p);
+    if (o->workers > 0)
+        sigaction(SIGPIPE, &old_pipe, NULL);
     progress(p, true);
     for (int k = 0; k < p->nw; k++) {
         buf_free(&p->w[k].out);

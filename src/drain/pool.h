@@ -71,6 +71,19 @@ typedef struct pool_opts {
     /* Called in each new worker right after fork (may be NULL), e.g. to
      * create the worker's own scratch state. */
     void (*worker_init)(void *ctx);
+    /* Bytes from one item to the next in `items` (0 = sizeof(pool_item)):
+     * items may be the first member of the caller's own records. */
+    iz     item_size;
+    /* Windows: with window > 0 the items are counted `window` at a time by
+     * the same workers (so what they learn, a tokenizer's caches, stays),
+     * `results` holds one window (window entries, reset by the pool for
+     * each), and on_window(window_ctx, first, n, results) is called with
+     * each window's results in order, the last one possibly shorter. When
+     * the budget runs out, the remaining windows are still reported, their
+     * items PENDING. With window = 0 results holds all n items. */
+    iz     window;
+    void (*on_window)(void *ctx, iz first, iz n, pool_result *results);
+    void  *window_ctx;
 } pool_opts;
 
 enum {
@@ -78,8 +91,9 @@ enum {
     POOL_CHUNK_BYTES = 1 << 20,  /* about a few ms of tokenizing */
 };
 
-/* Counts items[0..n) into results[0..n) (same order). Items whose result
- * is already DONE or ERROR are skipped (a retry pass). Returns ERR_OK, or
+/* Counts items[0..n) into results[0..n) (same order; see `window` for
+ * counting in windows). Without windows, items whose result is already
+ * DONE or ERROR are skipped (a retry pass). Returns ERR_OK, or
  * an error when the pool itself could not run (fork or pipe failed: then
  * nothing was lost, the unfinished items are PENDING). A worker that dies
  * costs its in-flight chunks only: a replacement is started and those

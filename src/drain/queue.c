@@ -337,7 +337,17 @@ static iz take_live(dq *q, dq_entry *out)
 /* Hands the counted items of b[0..n) to the recorder; the others are
  * given back (requeue) or failed (drain). `live` selects the rules.
  * Returns the number recorded. */
+static iz settle_to(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq_entry *keep, iz *nkeep);
+
 static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live)
+{
+    return settle_to(q, b, res, n, live, NULL, NULL);
+}
+
+/* As settle; with `keep`, the items to give back are appended to
+ * keep[*nkeep...] (in order; keep may be b itself or lie before it)
+ * instead of going back to the buffer, and stay counted in inflight. */
+static iz settle_to(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq_entry *keep, iz *nkeep)
 {
     iz rec = 0, fb = 0, failed = 0, back = 0;
     for (iz k = 0; k < n; k++) {
@@ -356,8 +366,22 @@ static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live)
         } else {
             if (r->state == POOL_ERROR)
                 b[k].live_failed = true;
-            b[back++] = b[k];   /* in order, compacted to the front of b */
+            if (keep)
+                keep[(*nkeep)++] = b[k];
+            else
+                b[back++] = b[k];   /* in order, compacted to the front of b */
         }
+    }
+    if (keep) {
+        pthread_mutex_lock(&q->mu);
+        q->st.inflight -= rec + failed;
+        q->st.recorded += rec;
+        q->st.fallbacks += fb;
+        q->st.failed += failed;
+        q->st.drain_recorded += rec;
+        q->st.drain_failed += failed;
+        pthread_mutex_unlock(&q->mu);
+        return rec;
     }
     pthread_mutex_lock(&q->mu);
     if (!push_front(q, b, back)) {
@@ -496,6 +520,9 @@ typedef struct drain {
     const dq_drain_opts *o;
     iz    total;          /* items buffered when the drain started */
     iz    base_done, base_failed, base_fallbacks, base_deaths;   /* stats then */
+    iz    prev_done, prev_errors, prev_fallbacks, prev_deaths;   /* of earlier pool runs */
+    dq_entry *all;        /* the items taken, their pending ones compacted to the front */
+    iz    nkeep;
     double start, next_progress;
 } drain;
 
@@ -520,22 +547,19 @@ static void drain_progress(drain *d, const pool_stats *ps, bool final)
     if (!final && now < d->next_progress)
         return;
     d->next_progress = now + d->o->progress_s;
-    dq_stats s;
-    dq_stats_get(d->q, &s);
-    dq_progress p = {
-        .total = d->total,
-        .done = s.drain_recorded - d->base_done + s.drain_failed - d->base_failed,
-        .errors = s.drain_failed - d->base_failed,
-        .fallbacks = s.fallbacks - d->base_fallbacks,
-        .worker_deaths = s.worker_deaths - d->base_deaths,
-        .elapsed_s = now - d->start,
-        .final = final,
-    };
-    if (ps) {   /* the batch in flight, not yet recorded */
-        p.done += ps->done + ps->errors;
-        p.errors += ps->errors;
-        p.fallbacks += ps->fallbacks;
-        p.worker_deaths += ps->worker_deaths;
+    dq_progress p = {.total = d->total, .elapsed_s = now - d->start, .final = final};
+    if (ps) {   /* the pool run in progress: its own totals so far */
+        p.done = d->prev_done + ps->done + ps->errors;
+        p.errors = d->prev_errors + ps->errors;
+        p.fallbacks = d->prev_fallbacks + ps->fallbacks;
+        p.worker_deaths = d->prev_deaths + ps->worker_deaths;
+    } else {
+        dq_stats s;
+        dq_stats_get(d->q, &s);
+        p.done = s.drain_recorded - d->base_done + s.drain_failed - d->base_failed;
+        p.errors = s.drain_failed - d->base_failed;
+        p.fallbacks = s.fallbacks - d->base_fallbacks;
+        p.worker_deaths = s.worker_deaths - d->base_deaths;
     }
     p.rate = p.elapsed_s > 0 ? (double)p.done / p.elapsed_s : 0;
     p.eta_s = p.rate > 0 ? (double)MAX(p.total - p.done, 0) / p.rate : -1;
@@ -565,6 +589,44 @@ static void pool_progress_cb(void *ctx, const pool_stats *s, bool final)
         drain_progress(ctx, s, false);
 }
 
+/* The pool's window callback: records, fails and keeps the pending. */
+static void drain_window(void *ctx, iz first, iz n, pool_result *res)
+{
+    drain *d = ctx;
+    settle_to(d->q, d->all + first, res, n, false, d->all, &d->nkeep);
+}
+
+/* One pool run over all[0..n) in windows: its pending items end up in
+ * all[0..d->nkeep). */
+static int drain_run(drain *d, iz n, int workers, double timeout_s, pool_result *res, err *pe)
+{
+    const dq_drain_opts *o = d->o;
+    pool_opts po = {
+        .workers = workers,
+        .chunk_items = o->chunk_items,
+        .chunk_bytes = o->chunk_bytes,
+        .timeout_s = timeout_s,
+        .progress_s = o->progress && o->progress_s > 0 ? MIN(o->progress_s, 1.0) : 0,
+        .progress = pool_progress_cb,
+        .progress_ctx = d,
+        .item_size = (iz)sizeof(dq_entry),
+        .window = DQ_DRAIN_BATCH,
+        .on_window = drain_window,
+        .window_ctx = d,
+    };
+    pool_stats ps;
+    d->nkeep = 0;
+    int rc = pool_run(&d->all[0].it, n, res, drain_work, d, &po, &ps, pe);
+    d->prev_done += ps.done + ps.errors;
+    d->prev_errors += ps.errors;
+    d->prev_fallbacks += ps.fallbacks;
+    d->prev_deaths += ps.worker_deaths;
+    pthread_mutex_lock(&d->q->mu);
+    d->q->st.worker_deaths += ps.worker_deaths;
+    pthread_mutex_unlock(&d->q->mu);
+    return rc;
+}
+
 iz dq_drain(dq *q, const dq_drain_opts *o, err *e)
 {
     static const dq_drain_opts none = {0};
@@ -575,83 +637,69 @@ iz dq_drain(dq *q, const dq_drain_opts *o, err *e)
     threads_stop(q);   /* fork below from a process with one thread */
     drain d = {.q = q, .o = o, .start = os_now()};
     d.next_progress = d.start + o->progress_s;
-    double deadline = o->timeout_s > 0 ? d.start + o->timeout_s : 0;
     if (!q->caller_scratch && q->ops.scratch_new)
         q->caller_scratch = q->ops.scratch_new(q->ops.ctx);
     d.scratch = q->caller_scratch;
+    pool_result *res = malloc(DQ_DRAIN_BATCH * sizeof *res);
+    if (!res) {
+        err_set(e, ERR_NOMEM, -1, "out of memory");
+        drain_progress(&d, NULL, true);
+        pthread_mutex_unlock(&q->flush_mu);
+        return dq_pending(q);
+    }
+    /* Take the whole buffer, without copying it: the workers, forked for
+     * the first window, read the items from their copy of this array, and
+     * enqueues meanwhile start a new one. */
     pthread_mutex_lock(&q->mu);
-    d.total = q->tail - q->head;
+    dq_entry *block = q->e;
+    iz n = q->tail - q->head;
+    d.all = q->e + q->head;
+    d.total = n;
+    q->e = NULL;
+    q->cap = q->head = q->tail = 0;
+    q->st.buffered -= n;
+    q->st.inflight += n;
     d.base_done = q->st.drain_recorded;
     d.base_failed = q->st.drain_failed;
     d.base_fallbacks = q->st.fallbacks;
     d.base_deaths = q->st.worker_deaths;
     pthread_mutex_unlock(&q->mu);
 
-    dq_entry *b = malloc(DQ_DRAIN_BATCH * sizeof *b);
-    pool_item *items = malloc(DQ_DRAIN_BATCH * sizeof *items);
-    pool_result *res = malloc(DQ_DRAIN_BATCH * sizeof *res);
-    bool pool_ok = true;
-    if (!b || !items || !res) {
-        err_set(e, ERR_NOMEM, -1, "out of memory");
-        goto done;
-    }
-    for (;;) {
-        double left = 0;
-        if (deadline > 0) {
-            left = deadline - os_now();
-            if (left <= 0)
-                break;
-        }
-        pthread_mutex_lock(&q->mu);
-        iz n = MIN(q->tail - q->head, (iz)DQ_DRAIN_BATCH);
-        if (n > 0) {
-            memcpy(b, q->e + q->head, (size_t)n * sizeof *b);
-            q->head += n;
-            q->st.buffered -= n;
-            q->st.inflight += n;
-        }
-        pthread_mutex_unlock(&q->mu);
-        if (n == 0)
-            break;
-        for (iz k = 0; k < n; k++) {
-            items[k] = b[k].it;
-            res[k].state = POOL_PENDING;
-            res[k].fallback = 0;
-            res[k].n = 0;
-            res[k].msg[0] = 0;
-        }
-        pool_opts po = {
-            .workers = pool_ok ? o->workers : 0,
-            .chunk_items = o->chunk_items,
-            .chunk_bytes = o->chunk_bytes,
-            .timeout_s = left,
-            .progress_s = o->progress && o->progress_s > 0 ? MIN(o->progress_s, 1.0) : 0,
-            .progress = pool_progress_cb,
-            .progress_ctx = &d,
-        };
-        pool_stats ps;
+    if (n > 0) {
         err pe = {0};
-        if (pool_run(items, n, res, drain_work, &d, &po, &ps, &pe) != ERR_OK) {
-            /* no worker processes: count the rest here */
-            if (e && e->code == ERR_OK)
-                err_set(e, pe.code, -1, "%s", pe.msg);
-            pool_ok = false;
-            pool_opts serial = po;
-            serial.workers = 0;
-            pool_run(items, n, res, drain_work, &d, &serial, &ps, &pe);
+        if (drain_run(&d, n, o->workers, o->timeout_s, res, &pe) != ERR_OK) {
+            /* no worker processes: count what is left here */
+            err_set(e, pe.code ? pe.code : ERR_IO, -1, "%s", pe.msg);
+            double left = o->timeout_s > 0 ? o->timeout_s - (os_now() - d.start) : 0;
+            if (o->timeout_s <= 0 || left > 0)
+                drain_run(&d, d.nkeep, 0, left, res, &pe);
+        }
+    }
+    /* what the budget left goes back to the front, in order */
+    pthread_mutex_lock(&q->mu);
+    bool ok = push_front(q, d.all, d.nkeep);
+    if (ok) {
+        q->st.buffered += d.nkeep;
+        q->st.inflight -= d.nkeep;
+    }
+    pthread_mutex_unlock(&q->mu);
+    if (!ok) {
+        for (iz k = 0; k < d.nkeep; k++) {
+            pool_result r = {.state = POOL_ERROR};
+            snprintf(r.msg, sizeof r.msg, "out of memory putting the item back in the queue");
+            if (q->ops.fail)
+                q->ops.fail(q->ops.rctx, d.all[k].tag, &d.all[k].it, &r);
+            entry_free(&d.all[k]);
         }
         pthread_mutex_lock(&q->mu);
-        q->st.worker_deaths += ps.worker_deaths;
+        q->st.inflight -= d.nkeep;
+        q->st.failed += d.nkeep;
+        q->st.drain_failed += d.nkeep;
         pthread_mutex_unlock(&q->mu);
-        settle(q, b, res, n, false);   /* PENDING ones (budget) go back */
-        if (deadline > 0 && os_now() >= deadline)
-            break;
     }
-done:
-    drain_progress(&d, NULL, true);
-    free(b);
-    free(items);
+    free(block);
     free(res);
+    drain_progress(&d, NULL, true);
     pthread_mutex_unlock(&q->flush_mu);
     return dq_pending(q);
 }
