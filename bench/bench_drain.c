@@ -11,6 +11,7 @@
  *   bench_drain MODEL_DIR PROMPTS.jsonl N_ITEMS WORKERS */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
@@ -170,8 +171,11 @@ static bool parse_count(const char *arg, long long lo, long long hi, long long *
 int main(int argc, char **argv)
 {
     long long n_items, workers;
-    if (argc != 5 || !parse_count(argv[3], 1, MAX_ITEMS, &n_items) || !parse_count(argv[4], 0, 1024, &workers)) {
-        fprintf(stderr, "usage: bench_drain MODEL_DIR PROMPTS.jsonl N_ITEMS WORKERS (0 = in-process)\n");
+    bool no_cache = argc == 6 && !strcmp(argv[5], "nocache");
+    if ((argc != 5 && !no_cache) || !parse_count(argv[3], 1, MAX_ITEMS, &n_items) ||
+        !parse_count(argv[4], 0, 1024, &workers)) {
+        fprintf(stderr, "usage: bench_drain MODEL_DIR PROMPTS.jsonl N_ITEMS WORKERS [nocache]\n"
+                        "  WORKERS 0 = in-process; nocache = without the tokenizer's piece cache\n");
         return 2;
     }
     arena a;
@@ -181,7 +185,7 @@ int main(int argc, char **argv)
         return 1;
 
     /* 2025-01-15T12:00:00 UTC, the clock of the goldens */
-    count_model_opts mo = {.chat_template_file = NULL, .now = 1736942400};
+    count_model_opts mo = {.chat_template_file = NULL, .now = 1736942400, .no_piece_cache = no_cache};
     err e = {0};
     double t0 = os_now();
     count_model *m = count_model_load(argv[1], &mo, &e);

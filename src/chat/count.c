@@ -19,6 +19,7 @@ struct count_model {
     i64        prefix_len, baseline;
     const char *baseline_error;
     i64        now;
+    bool       no_piece_cache;
 };
 
 struct count_work {
@@ -506,6 +507,7 @@ count_model *count_model_load(const char *path, const count_model_opts *o, err *
     }
     arena_init(&m->perm, 0);
     m->now = o ? o->now : 0;
+    m->no_piece_cache = o && o->no_piece_cache;
     m->t = tok_load(path, e);
     if (!m->t) {
         count_model_free(m);
@@ -546,6 +548,8 @@ count_work *count_work_new(const count_model *m)
         free(w);
         return NULL;
     }
+    if (m->no_piece_cache)
+        tok_work_set_piece_cache(w->tw, false);
     /* a generous cap: one item's renders and JSON, far above any real one */
     arena_init(&w->scratch, (iz)2 << 30);
     /* the first MiB stays across items (count_item restores to a mark in

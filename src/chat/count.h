@@ -22,6 +22,7 @@ typedef struct count_model count_model;
 typedef struct count_model_opts {
     const char *chat_template_file;  /* render with this file, or NULL */
     i64         now;                 /* strftime_now's clock (seconds, UTC) */
+    bool        no_piece_cache;      /* work areas without tok_count's piece cache */
 } count_model_opts;
 
 /* Loads `path` (a folder with tokenizer.json and tokenizer_config.json, or

@@ -36,6 +36,7 @@ typedef struct pc_slot {
 
 typedef struct {
     arena_mark base;
+    bool       pc_off;        /* tok_work_set_piece_cache(w, false) */
     pc_slot   *slots;         /* NULL until first needed */
     u8        *store;
     iz         used;
@@ -50,6 +51,12 @@ static const pc_slot *pc_find(work_extra *x, str piece, bool origin, u64 h)
     if (sl->h == h && sl->len == piece.len && sl->origin == origin && !memcmp(sl->p, piece.s, (size_t)piece.len))
         return sl;
     return NULL;
+}
+
+void tok_work_set_piece_cache(tok_work *w, bool on)
+{
+    work_extra *x = (work_extra *)(w + 1);
+    x->pc_off = !on;
 }
 
 void tok_work_forget_pieces(tok_work *w)
@@ -168,7 +175,7 @@ static int on_raw(void *ctx, str piece, iz off, i32 id)
     }
     const tok *t = c->t;
     work_extra *x = (work_extra *)(c->w + 1);
-    bool cache = !c->want_ids && piece.len >= PC_MIN;
+    bool cache = !c->want_ids && piece.len >= PC_MIN && !x->pc_off;
     u64 h = 0;
     i64 before = c->count;
     if (cache) {

@@ -37,6 +37,9 @@ int tok_count(const tok *t, tok_work *w, str text, i64 *n, err *e);
  * again costs one comparison; this forgets them, for benchmarks that count
  * the same texts again and want every pass to be a first one. */
 void tok_work_forget_pieces(tok_work *w);
+/* Turns that memory off (or on again) for this work area: for measuring
+ * what it saves. On by default. */
+void tok_work_set_piece_cache(tok_work *w, bool on);
 /* Token ids of `text`. *ids points into `w` and stays valid until the next
  * call with the same `w`. */
 int tok_encode(const tok *t, tok_work *w, str text, const u32 **ids, iz *n, err *e);
