@@ -12,12 +12,15 @@
  * done + errors + pending == total. */
 #include <errno.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "test.h"
 #include "../src/drain/pool.h"
+
+extern char **environ;
 
 static void sleep_ms(int ms)
 {
@@ -382,6 +385,43 @@ static void test_windows(void)
     EXPECT_EQ(st.pending, t.pending);
 }
 
+/* A program the caller starts while the pool runs (here from on_window)
+ * must not hold a worker's input open: pool_run returns while it still
+ * runs (before, the pipes were inherited and pool_run waited for it). */
+static pid_t spawned;
+
+static void spawn_on_first(void *ctx, iz first, iz n, pool_result *res)
+{
+    (void)ctx;
+    (void)n;
+    (void)res;
+    if (first == 0) {
+        char *argv[] = {(char *)"sleep", (char *)"5", NULL};
+        if (posix_spawnp(&spawned, "sleep", NULL, NULL, argv, environ) != 0)
+            spawned = 0;
+    }
+}
+
+static void test_spawned_program_does_not_hold_workers(void)
+{
+    enum { N = 64 };
+    static pool_item items[N];
+    static pool_result res[16];
+    for (int i = 0; i < N; i++)
+        items[i] = item("n:1", POOL_KIND_HEAVY);
+    pool_opts o = {.workers = 2, .chunk_items = 4, .window = 16, .on_window = spawn_on_first};
+    pool_stats st;
+    err e;
+    spawned = 0;
+    EXPECT_EQ(pool_run(items, N, res, work, NULL, &o, &st, &e), ERR_OK);
+    REQUIRE(spawned > 0);
+    EXPECT_EQ(st.done, N);
+    /* the program is still running: pool_run did not wait for it */
+    EXPECT_EQ(waitpid(spawned, NULL, WNOHANG), 0);
+    kill(spawned, SIGKILL);
+    waitpid(spawned, NULL, 0);
+}
+
 static bool process_alive(pid_t pid)
 {
     char path[64];
@@ -481,6 +521,7 @@ int main(void)
     RUN(test_item_that_always_kills);
     RUN(test_timeout_leaves_pending);
     RUN(test_windows);
+    RUN(test_spawned_program_does_not_hold_workers);
     RUN(test_no_orphans_and_sigint);
     RUN(test_cpus);
     return test_done();

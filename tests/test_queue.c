@@ -323,6 +323,39 @@ static void test_live_cancel(void)
     free(s);
 }
 
+/* Two threads stop the lane at once (dq_drain on one and dq_free on
+ * another can): both return, and nothing is lost. */
+static void *stop_lane(void *arg)
+{
+    dq_live_stop(arg);
+    return NULL;
+}
+
+static void test_live_stop_twice_at_once(void)
+{
+    seen *s = seen_new();
+    dq *q = syn_queue(s, 2, 0);
+    REQUIRE(q);
+    for (iz k = 0; k < 40; k++)
+        REQUIRE(dq_enqueue(q, 0, POOL_KIND_HEAVY, S("sleep:20"), (u64)k, true));
+    err e = {0};
+    for (int round = 0; round < 3; round++) {
+        REQUIRE(dq_live_start(q, 0.001, &e) == ERR_OK);
+        sleep_ms(10);
+        pthread_t a, b;
+        REQUIRE(pthread_create(&a, NULL, stop_lane, q) == 0);
+        REQUIRE(pthread_create(&b, NULL, stop_lane, q) == 0);
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+        check_invariant(q);
+    }
+    dq_drain_opts o = {.workers = 0};
+    EXPECT_EQ(dq_drain(q, &o, &e), 0);
+    check_all_once(s, 40);
+    dq_free(q);
+    free(s);
+}
+
 /* A producer enqueues while the lane flushes every millisecond: every item
  * is recorded once, and the invariant holds at every moment sampled. */
 typedef struct producer {
@@ -678,6 +711,7 @@ int main(void)
     RUN(test_live_cap_per_class);
     RUN(test_live_failure_requeued_front);
     RUN(test_live_cancel);
+    RUN(test_live_stop_twice_at_once);
     RUN(test_enqueue_while_live);
     RUN(test_drain_order_and_lanes);
     RUN(test_drain_timeout);

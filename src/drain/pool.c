@@ -231,9 +231,11 @@ _Noreturn static void worker_main(pool *p, int in_fd, int out_fd)
 static int start_worker(pool *p, int slot, err *e)
 {
     int down[2], up[2];
-    if (pipe(down) != 0)
+    /* close-on-exec: a program the caller runs meanwhile must not hold a
+     * worker's input open (the worker would never see its end) */
+    if (pipe2(down, O_CLOEXEC) != 0)
         return err_set(e, ERR_IO, -1, "pipe: %s", strerror(errno));
-    if (pipe(up) != 0) {
+    if (pipe2(up, O_CLOEXEC) != 0) {
         close(down[0]);
         close(down[1]);
         return err_set(e, ERR_IO, -1, "pipe: %s", strerror(errno));
@@ -506,6 +508,24 @@ static int run_in_process(pool *p)
     return ERR_OK;
 }
 
+/* Reads what a worker has sent (non-blocking); *gone when its end of the
+ * pipe is closed. False when out of memory. */
+static bool read_results(worker *w, bool *gone)
+{
+    for (;;) {
+        if (!buf_reserve(&w->in, 1 << 16))
+            return false;
+        ssize_t k = read(w->from_fd, w->in.data + w->in.len, (size_t)(w->in.cap - w->in.len));
+        if (k > 0) {
+            w->in.len += k;
+            continue;
+        }
+        if (k == 0 || (errno != EAGAIN && errno != EINTR))
+            *gone = true;
+        return true;
+    }
+}
+
 /* Counts the window's chunks on the workers, starting them the first time
  * (they stay for the next windows; finish_workers ends them). */
 static int run_workers(pool *p, err *e)
@@ -534,6 +554,15 @@ static int run_workers(pool *p, err *e)
             stop_all(p);
             return ERR_OK;
         }
+        /* a dead slot gets a new worker while work remains (before the
+         * deal, so the new worker gets chunks at once) */
+        for (int k = 0; k < p->nw; k++)
+            if (!p->w[k].alive && p->qlen) {
+                if (start_worker(p, k, e) != ERR_OK) {
+                    stop_all(p);
+                    return e ? e->code : ERR_IO;
+                }
+            }
         /* deal chunks to workers with room */
         bool busy = false;
         for (int k = 0; k < p->nw; k++) {
@@ -561,14 +590,6 @@ static int run_workers(pool *p, err *e)
         }
         if (!busy && p->qlen == 0)
             break;
-        /* a dead slot gets a new worker while work remains */
-        for (int k = 0; k < p->nw; k++)
-            if (!p->w[k].alive && p->qlen) {
-                if (start_worker(p, k, e) != ERR_OK) {
-                    stop_all(p);
-                    return e ? e->code : ERR_IO;
-                }
-            }
         int np = 0;
         for (int k = 0; k < p->nw; k++) {
             worker *w = &p->w[k];
@@ -599,37 +620,23 @@ static int run_workers(pool *p, err *e)
             worker *w = &p->w[who[q]];
             if (!w->alive)
                 continue;
+            bool gone = false;
             if (pfd[q].fd == w->to_fd) {
                 ssize_t k = write(w->to_fd, w->out.data + w->out_off, (size_t)(w->out.len - w->out_off));
                 if (k > 0) {
                     w->out_off += k;
                     if (w->out_off == w->out.len)
                         w->out.len = w->out_off = 0;
-                } else if (k < 0 && errno != EAGAIN && errno != EINTR) {
-                    if (!worker_died(p, w)) {
-                        stop_all(p);
-                        return err_set(e, ERR_NOMEM, -1, "out of memory");
-                    }
-                }
-                continue;
-            }
-            /* readable or hung up */
-            bool gone = false;
-            for (;;) {
-                if (!buf_reserve(&w->in, 1 << 16)) {
-                    stop_all(p);
-                    return err_set(e, ERR_NOMEM, -1, "out of memory reading results");
-                }
-                ssize_t k = read(w->from_fd, w->in.data + w->in.len, (size_t)(w->in.cap - w->in.len));
-                if (k > 0) {
-                    w->in.len += k;
                     continue;
                 }
-                if (k == 0)
-                    gone = true;
-                else if (errno != EAGAIN && errno != EINTR)
-                    gone = true;
-                break;
+                if (k == 0 || errno == EAGAIN || errno == EINTR)
+                    continue;
+                gone = true;   /* its input is closed: take what it sent before it went */
+            }
+            /* readable or hung up */
+            if (!read_results(w, &gone)) {
+                stop_all(p);
+                return err_set(e, ERR_NOMEM, -1, "out of memory reading results");
             }
             parse_results(p, w);
             if (gone && !worker_died(p, w)) {
@@ -677,8 +684,17 @@ int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn
         st = &local;
     *st = (pool_stats){0};
     pool *p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p) {
+        /* every item stays pending, and with windows each is still reported */
+        st->total = st->pending = n;
+        for (iz first = 0; o->window > 0 && o->on_window && first < n; first += o->window) {
+            iz wn = MIN(o->window, n - first);
+            for (iz k = 0; k < wn; k++)
+                results[k] = (pool_result){0};
+            o->on_window(o->window_ctx, first, wn, results);
+        }
         return err_set(e, ERR_NOMEM, -1, "out of memory");
+    }
     p->items = items;
     p->stride = o->item_size > 0 ? o->item_size : (iz)sizeof(pool_item);
     p->res = results;
@@ -711,8 +727,20 @@ int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn
         if (o->window > 0)
             for (iz k = 0; k < p->wn; k++)
                 results[k] = (pool_result){0};
-        if (rc == ERR_OK && !expired(p))
-            rc = run_window(p, e);
+        if (!expired(p)) {
+            if (rc == ERR_OK) {
+                rc = run_window(p, e);
+                if (rc != ERR_OK) {
+                    /* the workers could not be started or replaced: the
+                     * rest is counted here, this window first, so results
+                     * still come in order */
+                    stop_all(p);
+                    run_in_process(p);
+                }
+            } else {
+                run_in_process(p);   /* SMALL items included */
+            }
+        }
         if (o->window > 0 && o->on_window)
             o->on_window(o->window_ctx, first, p->wn, results);
         if (n == 0)
@@ -720,8 +748,6 @@ int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn
     }
     if (rc == ERR_OK)
         finish_workers(p);
-    else
-        stop_all(p);
     if (o->workers > 0)
         sigaction(SIGPIPE, &old_pipe, NULL);
     progress(p, true);

@@ -75,7 +75,9 @@ typedef struct pool_opts {
      * items may be the first member of the caller's own records. */
     iz     item_size;
     /* Windows: with window > 0 the items are counted `window` at a time by
-     * the same workers (so what they learn, a tokenizer's caches, stays),
+     * the same workers (so what they learn, a tokenizer's caches, stays;
+     * on_window may change or free the items of its window, never later
+     * ones, which workers forked later still read),
      * `results` holds one window (window entries, reset by the pool for
      * each), and on_window(window_ctx, first, n, results) is called with
      * each window's results in order, the last one possibly shorter. When
@@ -93,9 +95,11 @@ enum {
 
 /* Counts items[0..n) into results[0..n) (same order; see `window` for
  * counting in windows). Without windows, items whose result is already
- * DONE or ERROR are skipped (a retry pass). Returns ERR_OK, or
- * an error when the pool itself could not run (fork or pipe failed: then
- * nothing was lost, the unfinished items are PENDING). A worker that dies
+ * DONE or ERROR are skipped (a retry pass). Returns ERR_OK, or an error
+ * when the workers could not be started or replaced (fork or pipe failed):
+ * then the rest was counted in this process, in order (nothing is lost),
+ * and the error says why; out of memory for the pool itself leaves every
+ * item PENDING (and still reports each window). A worker that dies
  * costs its in-flight chunks only: a replacement is started and those
  * items are retried one at a time; an item on which a worker dies again is
  * an ERROR ("worker died on this item: signal N"). When the budget runs out

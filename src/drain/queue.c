@@ -58,7 +58,9 @@ struct dq {
     atomic_llong    next;        /* next index of the batch to take */
     atomic_bool     cancel;
 
-    /* The live lane's own thread (dq_live_start). */
+    /* The live lane's own thread (dq_live_start). lane_ctl makes starts
+     * and stops one at a time (a stop joins the thread). */
+    pthread_mutex_t lane_ctl;
     pthread_mutex_t lane_mu;
     pthread_cond_t  lane_cv;
     pthread_t       lane;
@@ -145,6 +147,7 @@ dq *dq_new(const dq_ops *ops, const dq_opts *o, err *e)
     pthread_mutex_init(&q->tp_mu, NULL);
     pthread_cond_init(&q->tp_go, NULL);
     pthread_cond_init(&q->tp_done, NULL);
+    pthread_mutex_init(&q->lane_ctl, NULL);
     pthread_mutex_init(&q->lane_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -174,6 +177,7 @@ void dq_free(dq *q)
     pthread_mutex_destroy(&q->tp_mu);
     pthread_cond_destroy(&q->tp_go);
     pthread_cond_destroy(&q->tp_done);
+    pthread_mutex_destroy(&q->lane_ctl);
     pthread_mutex_destroy(&q->lane_mu);
     pthread_cond_destroy(&q->lane_cv);
     free(q);
@@ -480,16 +484,17 @@ int dq_live_start(dq *q, double interval_s, err *e)
 {
     if (q->nthreads == 0)
         return err_set(e, ERR_INVALID, -1, "the live lane has no threads");
+    pthread_mutex_lock(&q->lane_ctl);
     pthread_mutex_lock(&q->lane_mu);
-    if (q->lane_on) {
-        pthread_mutex_unlock(&q->lane_mu);
-        return ERR_OK;
+    int rc = 0;
+    if (!q->lane_on) {
+        q->interval = interval_s > 0 ? interval_s : 0.25;
+        q->lane_stop = false;
+        rc = pthread_create(&q->lane, NULL, lane_main, q);
+        q->lane_on = rc == 0;
     }
-    q->interval = interval_s > 0 ? interval_s : 0.25;
-    q->lane_stop = false;
-    int rc = pthread_create(&q->lane, NULL, lane_main, q);
-    q->lane_on = rc == 0;
     pthread_mutex_unlock(&q->lane_mu);
+    pthread_mutex_unlock(&q->lane_ctl);
     if (rc)
         return err_set(e, ERR_IO, -1, "cannot start the live lane: %s", strerror(rc));
     return ERR_OK;
@@ -497,19 +502,21 @@ int dq_live_start(dq *q, double interval_s, err *e)
 
 void dq_live_stop(dq *q)
 {
+    pthread_mutex_lock(&q->lane_ctl);   /* one stop (one join) at a time */
     pthread_mutex_lock(&q->lane_mu);
     bool on = q->lane_on;
     q->lane_stop = true;
     pthread_cond_signal(&q->lane_cv);
     pthread_mutex_unlock(&q->lane_mu);
-    if (!on)
-        return;
-    atomic_store(&q->cancel, true);   /* a flush in progress stops taking items */
-    pthread_join(q->lane, NULL);
-    atomic_store(&q->cancel, false);
-    pthread_mutex_lock(&q->lane_mu);
-    q->lane_on = false;
-    pthread_mutex_unlock(&q->lane_mu);
+    if (on) {
+        atomic_store(&q->cancel, true);   /* a flush in progress stops taking items */
+        pthread_join(q->lane, NULL);
+        atomic_store(&q->cancel, false);
+        pthread_mutex_lock(&q->lane_mu);
+        q->lane_on = false;
+        pthread_mutex_unlock(&q->lane_mu);
+    }
+    pthread_mutex_unlock(&q->lane_ctl);
 }
 
 /* ---- the drain ----------------------------------------------------------------- */
@@ -523,6 +530,7 @@ typedef struct drain {
     iz    prev_done, prev_errors, prev_fallbacks, prev_deaths;   /* of earlier pool runs */
     dq_entry *all;        /* the items taken, their pending ones compacted to the front */
     iz    nkeep;
+    iz    settled;        /* items of `all` the pool reported (windows seen) */
     double start, next_progress;
 } drain;
 
@@ -594,6 +602,7 @@ static void drain_window(void *ctx, iz first, iz n, pool_result *res)
 {
     drain *d = ctx;
     settle_to(d->q, d->all + first, res, n, false, d->all, &d->nkeep);
+    d->settled = first + n;
 }
 
 /* One pool run over all[0..n) in windows: its pending items end up in
@@ -616,7 +625,13 @@ static int drain_run(drain *d, iz n, int workers, double timeout_s, pool_result 
     };
     pool_stats ps;
     d->nkeep = 0;
+    d->settled = 0;
     int rc = pool_run(&d->all[0].it, n, res, drain_work, d, &po, &ps, pe);
+    /* items the pool never reported (it could not run at all) are kept */
+    if (d->settled < n) {
+        memmove(d->all + d->nkeep, d->all + d->settled, (size_t)(n - d->settled) * sizeof *d->all);
+        d->nkeep += n - d->settled;
+    }
     d->prev_done += ps.done + ps.errors;
     d->prev_errors += ps.errors;
     d->prev_fallbacks += ps.fallbacks;
@@ -667,13 +682,9 @@ iz dq_drain(dq *q, const dq_drain_opts *o, err *e)
 
     if (n > 0) {
         err pe = {0};
-        if (drain_run(&d, n, o->workers, o->timeout_s, res, &pe) != ERR_OK) {
-            /* no worker processes: count what is left here */
+        /* if the workers fail, the pool counts the rest here itself */
+        if (drain_run(&d, n, o->workers, o->timeout_s, res, &pe) != ERR_OK)
             err_set(e, pe.code ? pe.code : ERR_IO, -1, "%s", pe.msg);
-            double left = o->timeout_s > 0 ? o->timeout_s - (os_now() - d.start) : 0;
-            if (o->timeout_s <= 0 || left > 0)
-                drain_run(&d, d.nkeep, 0, left, res, &pe);
-        }
     }
     /* what the budget left goes back to the front, in order */
     pthread_mutex_lock(&q->mu);
@@ -699,6 +710,13 @@ iz dq_drain(dq *q, const dq_drain_opts *o, err *e)
     }
     free(block);
     free(res);
+    /* a scratch the work made here (the first attempt had failed) is kept */
+    if (d.scratch && d.scratch != q->caller_scratch) {
+        if (!q->caller_scratch)
+            q->caller_scratch = d.scratch;
+        else if (q->ops.scratch_free)
+            q->ops.scratch_free(q->ops.ctx, d.scratch);
+    }
     drain_progress(&d, NULL, true);
     pthread_mutex_unlock(&q->flush_mu);
     return dq_pending(q);
