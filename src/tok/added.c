@@ -3,6 +3,7 @@
  * in LeftmostLongest mode finds), with the single_word, lstrip and rstrip
  * rules applied per match. */
 #include <utf8proc.h>
+#include <string.h>
 #include "tok_model.h"
 #include "../base/utf8.h"
 
@@ -60,6 +61,15 @@ void added_build(arena *perm, added_trie *tr, const added_token *toks, iz n, boo
         if (tr->term[node] < 0)
             tr->term[node] = (i32)k;
     }
+    tr->only_first = -1;
+    int firsts = 0;
+    for (int c = 0; c < 256; c++)
+        if (tr->first[c]) {
+            firsts++;
+            tr->only_first = c;
+        }
+    if (firsts != 1)
+        tr->only_first = -1;
 }
 
 /* Rust regex \w (Unicode): Alphabetic, marks, decimal digits, connector
@@ -116,7 +126,12 @@ int added_split(const tok *t, const added_trie *tr, str s, added_emit emit, void
     iz start_offset = 0;
     iz i = 0;
     while (i < s.len) {
-        if (!tr->first[s.s[i]]) {
+        if (tr->only_first >= 0) {   /* e.g. every special token starts with '<' */
+            const u8 *at = memchr(s.s + i, tr->only_first, (size_t)(s.len - i));
+            if (!at)
+                break;
+            i = at - s.s;
+        } else if (!tr->first[s.s[i]]) {
             i++;
             continue;
         }

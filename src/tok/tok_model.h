@@ -52,6 +52,7 @@ typedef struct {
     i32 *term;            /* per node: index into tokens of the pattern ending here, or -1 */
     iz   nnodes;
     bool first[256];      /* bytes that start some pattern */
+    int  only_first;      /* the one byte every pattern starts with (memchr), or -1 */
     bool empty;
 } added_trie;
 
