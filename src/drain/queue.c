@@ -42,6 +42,8 @@ struct dq {
 
     pthread_mutex_t flush_mu;    /* one flush at a time */
     void *caller_scratch;        /* for the drain's in-process items */
+    dq_entry    *live_b;         /* a live flush's items and results, made once */
+    pool_result *live_res;
 
     /* The live lane's threads. */
     pthread_mutex_t tp_mu;
@@ -172,6 +174,8 @@ void dq_free(dq *q)
     free(q->e);
     if (q->caller_scratch && q->ops.scratch_free)
         q->ops.scratch_free(q->ops.ctx, q->caller_scratch);
+    free(q->live_b);
+    free(q->live_res);
     pthread_mutex_destroy(&q->mu);
     pthread_mutex_destroy(&q->flush_mu);
     pthread_mutex_destroy(&q->tp_mu);
@@ -340,18 +344,10 @@ static iz take_live(dq *q, dq_entry *out)
 
 /* Hands the counted items of b[0..n) to the recorder; the others are
  * given back (requeue) or failed (drain). `live` selects the rules.
- * Returns the number recorded. */
-static iz settle_to(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq_entry *keep, iz *nkeep);
-
-static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live)
-{
-    return settle_to(q, b, res, n, live, NULL, NULL);
-}
-
-/* As settle; with `keep`, the items to give back are appended to
- * keep[*nkeep...] (in order; keep may be b itself or lie before it)
- * instead of going back to the buffer, and stay counted in inflight. */
-static iz settle_to(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq_entry *keep, iz *nkeep)
+ * With `keep` (the drain), the items to give back are appended to
+ * keep[*nkeep...] instead (in order; keep may be b itself or lie before
+ * it) and stay counted in inflight. Returns the number recorded. */
+static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq_entry *keep, iz *nkeep)
 {
     iz rec = 0, fb = 0, failed = 0, back = 0;
     for (iz k = 0; k < n; k++) {
@@ -376,17 +372,6 @@ static iz settle_to(dq *q, dq_entry *b, const pool_result *res, iz n, bool live,
                 b[back++] = b[k];   /* in order, compacted to the front of b */
         }
     }
-    if (keep) {
-        pthread_mutex_lock(&q->mu);
-        q->st.inflight -= rec + failed;
-        q->st.recorded += rec;
-        q->st.fallbacks += fb;
-        q->st.failed += failed;
-        q->st.drain_recorded += rec;
-        q->st.drain_failed += failed;
-        pthread_mutex_unlock(&q->mu);
-        return rec;
-    }
     pthread_mutex_lock(&q->mu);
     if (!push_front(q, b, back)) {
         /* no memory to put them back: they can only be failed */
@@ -402,7 +387,7 @@ static iz settle_to(dq *q, dq_entry *b, const pool_result *res, iz n, bool live,
         failed += back;
         back = 0;
     }
-    q->st.inflight -= n;
+    q->st.inflight -= rec + failed + back;   /* kept ones stay in flight */
     q->st.buffered += back;
     q->st.recorded += rec;
     q->st.fallbacks += fb;
@@ -429,25 +414,35 @@ iz dq_flush_live(dq *q, err *e)
         pthread_mutex_unlock(&q->flush_mu);
         return -1;
     }
-    iz cap = (iz)q->live_max * DQ_CLASSES;
-    dq_entry *b = malloc((size_t)cap * sizeof *b);
-    pool_result *res = calloc((size_t)cap, sizeof *res);
-    if (!b || !res) {
-        free(b);
-        free(res);
-        pthread_mutex_unlock(&q->flush_mu);
-        err_set(e, ERR_NOMEM, -1, "out of memory");
-        return -1;
+    if (!q->live_b) {
+        iz cap = (iz)q->live_max * DQ_CLASSES;
+        q->live_b = malloc((size_t)cap * sizeof *q->live_b);
+        q->live_res = malloc((size_t)cap * sizeof *q->live_res);
+        if (!q->live_b || !q->live_res) {
+            free(q->live_b);
+            free(q->live_res);
+            q->live_b = NULL;
+            q->live_res = NULL;
+            pthread_mutex_unlock(&q->flush_mu);
+            err_set(e, ERR_NOMEM, -1, "out of memory");
+            return -1;
+        }
     }
+    dq_entry *b = q->live_b;
+    pool_result *res = q->live_res;
     pthread_mutex_lock(&q->mu);
     iz n = take_live(q, b);
     q->st.live_flushes++;
     pthread_mutex_unlock(&q->mu);
+    for (iz k = 0; k < n; k++) {   /* a cancelled flush leaves the rest PENDING */
+        res[k].state = POOL_PENDING;
+        res[k].fallback = 0;
+        res[k].n = 0;
+        res[k].msg[0] = 0;
+    }
     if (n)
         threads_run(q, b, res, n);
-    iz done = settle(q, b, res, n, true);
-    free(b);
-    free(res);
+    iz done = settle(q, b, res, n, true, NULL, NULL);
     pthread_mutex_unlock(&q->flush_mu);
     return done;
 }
@@ -601,7 +596,7 @@ static void pool_progress_cb(void *ctx, const pool_stats *s, bool final)
 static void drain_window(void *ctx, iz first, iz n, pool_result *res)
 {
     drain *d = ctx;
-    settle_to(d->q, d->all + first, res, n, false, d->all, &d->nkeep);
+    settle(d->q, d->all + first, res, n, false, d->all, &d->nkeep);
     d->settled = first + n;
 }
 
