@@ -5,10 +5,12 @@
 #ifndef TALLY_TEST_H
 #define TALLY_TEST_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "../src/base/base.h"
 #include "../src/base/buf.h"
 
@@ -62,6 +64,21 @@ static inline char *test_slurp(const char *path, iz *len)
         *len = b.len;
     buf_byte(&b, 0);
     return (char *)b.data;
+}
+
+/* Sleeps ms milliseconds, through signals. */
+static inline void test_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Whether s begins with p. */
+static inline bool test_starts(str s, const char *p)
+{
+    size_t n = strlen(p);
+    return (size_t)s.len >= n && memcmp(s.s, p, n) == 0;
 }
 
 static inline int test_done(void)

@@ -22,18 +22,6 @@
 
 extern char **environ;
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-static bool starts(str s, const char *p)
-{
-    size_t n = strlen(p);
-    return (size_t)s.len >= n && memcmp(s.s, p, n) == 0;
-}
 
 static void work(void *ctx, const pool_item *it, pool_result *r)
 {
@@ -41,10 +29,10 @@ static void work(void *ctx, const pool_item *it, pool_result *r)
     str s = it->payload;
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%.*s", (int)MIN(s.len, 255), (const char *)s.s);
-    if (starts(s, "n:")) {
+    if (test_starts(s, "n:")) {
         r->state = POOL_DONE;
         r->n = atoll(tmp + 2);
-    } else if (starts(s, "fb:")) {
+    } else if (test_starts(s, "fb:")) {
         r->state = POOL_DONE;
         r->n = atoll(tmp + 3);
         r->fallback = 7;
@@ -54,13 +42,13 @@ static void work(void *ctx, const pool_item *it, pool_result *r)
     } else if (str_eq(s, S("pid"))) {
         r->state = POOL_DONE;
         r->n = getpid();
-    } else if (starts(s, "sleep:")) {
-        sleep_ms(atoi(tmp + 6));
+    } else if (test_starts(s, "sleep:")) {
+        test_sleep_ms(atoi(tmp + 6));
         r->state = POOL_DONE;
         r->n = getpid();
     } else if (str_eq(s, S("die"))) {
         kill(getpid(), SIGKILL);
-    } else if (starts(s, "die-once:")) {
+    } else if (test_starts(s, "die-once:")) {
         struct stat sb;
         if (stat(tmp + 9, &sb) != 0) {
             FILE *f = fopen(tmp + 9, "w");
@@ -451,7 +439,7 @@ static void record_pid_work(void *ctx, const pool_item *it, pool_result *r)
         written = true;
     }
     (void)it;
-    sleep_ms(50);
+    test_sleep_ms(50);
     r->state = POOL_DONE;
 }
 
@@ -474,7 +462,7 @@ static void test_no_orphans_and_sigint(void)
         pool_run(items, N, r, record_pid_work, path, &o, NULL, &e);
         _exit(0);
     }
-    sleep_ms(400);
+    test_sleep_ms(400);
     pid_t pids[2] = {0, 0};
     int np = 0;
     FILE *f = fopen(path, "r");
@@ -487,7 +475,7 @@ static void test_no_orphans_and_sigint(void)
     /* SIGINT is for the parent to decide: workers ignore it */
     for (int k = 0; k < np; k++)
         kill(pids[k], SIGINT);
-    sleep_ms(100);
+    test_sleep_ms(100);
     for (int k = 0; k < np; k++)
         EXPECT(process_alive(pids[k]));
     /* the caller dies: its workers follow */
@@ -495,7 +483,7 @@ static void test_no_orphans_and_sigint(void)
     waitpid(child, NULL, 0);
     bool gone = false;
     for (int t = 0; t < 50 && !gone; t++) {
-        sleep_ms(20);
+        test_sleep_ms(20);
         gone = true;
         for (int k = 0; k < np; k++)
             gone = gone && !process_alive(pids[k]);

@@ -25,18 +25,6 @@
 #include "../src/drain/count_ops.h"
 #include "../src/drain/queue.h"
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-static bool starts(str s, const char *p)
-{
-    size_t n = strlen(p);
-    return (size_t)s.len >= n && memcmp(s.s, p, n) == 0;
-}
 
 /* ---- synthetic work ----------------------------------------------------------- */
 
@@ -68,7 +56,7 @@ static void syn_work(void *ctx, void *scratch, const pool_item *it, pool_result 
     r->state = POOL_DONE;
     r->fallback = 0;
     r->msg[0] = 0;
-    if (starts(s, "n:")) {
+    if (test_starts(s, "n:")) {
         r->n = atoll(tmp + 2);
     } else if (str_eq(s, S("err"))) {
         r->state = POOL_ERROR;
@@ -77,10 +65,10 @@ static void syn_work(void *ctx, void *scratch, const pool_item *it, pool_result 
         r->n = getpid();
     } else if (str_eq(s, S("tid"))) {
         r->n = (i64)syscall(SYS_gettid);
-    } else if (starts(s, "sleep:")) {
-        sleep_ms(atoi(tmp + 6));
+    } else if (test_starts(s, "sleep:")) {
+        test_sleep_ms(atoi(tmp + 6));
         r->n = 1;
-    } else if (starts(s, "die-once:")) {
+    } else if (test_starts(s, "die-once:")) {
         struct stat sb;
         if (stat(tmp + 9, &sb) != 0) {
             FILE *f = fopen(tmp + 9, "w");
@@ -300,7 +288,7 @@ static void test_live_cancel(void)
         REQUIRE(dq_enqueue(q, 0, POOL_KIND_HEAVY, S("sleep:20"), (u64)k, true));
     err e = {0};
     REQUIRE(dq_live_start(q, 0.01, &e) == ERR_OK);
-    sleep_ms(150);
+    test_sleep_ms(150);
     dq_live_stop(q);
     dq_stats st;
     dq_stats_get(q, &st);
@@ -341,7 +329,7 @@ static void test_live_stop_twice_at_once(void)
     err e = {0};
     for (int round = 0; round < 3; round++) {
         REQUIRE(dq_live_start(q, 0.001, &e) == ERR_OK);
-        sleep_ms(10);
+        test_sleep_ms(10);
         pthread_t a, b;
         REQUIRE(pthread_create(&a, NULL, stop_lane, q) == 0);
         REQUIRE(pthread_create(&b, NULL, stop_lane, q) == 0);
@@ -389,7 +377,7 @@ static void test_enqueue_while_live(void)
     pthread_t th;
     REQUIRE(pthread_create(&th, NULL, produce, &p) == 0);
     pthread_join(th, NULL);
-    sleep_ms(20);
+    test_sleep_ms(20);
     dq_stats st;
     dq_stats_get(q, &st);
     EXPECT(st.live_flushes > 0);

@@ -183,6 +183,22 @@ static void test_truncated_tokenizer_json(void)
     tok_free(t);
 }
 
+/* A tokenizer of the assets ($TALLY_ASSETS, else assets/), or NULL and the
+ * test failed. */
+static tok *load_asset(const char *name)
+{
+    const char *dir = getenv("TALLY_ASSETS");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "assets", name);
+    err e = {0};
+    tok *t = tok_load(path, &e);
+    if (!t) {
+        printf("#   %s\n", e.msg);
+        test_cur_failed = 1;
+    }
+    return t;
+}
+
 /* Real tokenizers (from the assets): decode(encode(x)) == x where the
  * tokenizer is lossless, and count == length of encode. */
 static void test_real_roundtrip(void)
@@ -192,17 +208,11 @@ static void test_real_roundtrip(void)
         "Hello world", "  leading and trailing  ", "tabs\tand\r\nCRLF", "emoji 😀👩‍👩‍👧 flags 🇫🇷",
         "中文 日本語 한국어", "<|im_start|>user\nhi<|im_end|>", "x\xc2\x85y\xef\xbb\xbfz", "",
     };
-    const char *dir = getenv("TALLY_ASSETS");
     for (iz k = 0; k < countof(names); k++) {
-        char path[512];
-        snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "assets", names[k]);
         err e = {0};
-        tok *t = tok_load(path, &e);
-        if (!t) {
-            printf("#   %s\n", e.msg);
-            test_cur_failed = 1;
+        tok *t = load_asset(names[k]);
+        if (!t)
             continue;
-        }
         tok_work *w = tok_work_new(t);
         for (iz j = 0; j < countof(texts); j++) {
             str x = str_cstr(texts[j]);
@@ -243,18 +253,12 @@ static void test_piece_cache(void)
         "user\nfor (int i = 0; i < n; i++) {\n    total += x[i];   // sum\n}\n\tdone\n",
         "\u4e2d\u6587 \u65e5\u672c\u8a9e and \U0001F600 emoji, plus    many   spaces and 12345 digits here",
     };
-    const char *dir = getenv("TALLY_ASSETS");
     int tested = 0;
     for (iz k = 0; k < countof(names); k++) {
-        char path[512];
-        snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "assets", names[k]);
         err e = {0};
-        tok *t = tok_load(path, &e);
-        if (!t) {
-            printf("#   %s\n", e.msg);
-            test_cur_failed = 1;
+        tok *t = load_asset(names[k]);
+        if (!t)
             continue;
-        }
         tested++;
         const char *sp[2] = {NULL, NULL};
         int nsp = 0;
