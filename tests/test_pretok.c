@@ -406,11 +406,27 @@ static tok_pretok *parse(const char *text, err *e)
     return tok_pretok_parse(&perm, j, "pre_tokenizer", e);
 }
 
-/* Runs `p` over `in` and joins the pieces with \x1f (in scratch). */
+static int push_piece(void *ctx, str piece)
+{
+    tok_pieces_push(&w, ctx, piece);
+    return ERR_OK;
+}
+
+/* Runs `p` over `in` and joins the pieces with \x1f (in scratch). The
+ * pieces handed out one by one (tok_pretok_each, which the tokenizer uses,
+ * with its own loop for a lone Isolated split) must be the same. */
 static str run_joined(const tok_pretok *p, str in, bool origin, iz *npieces, int *rc, err *e)
 {
-    tok_pieces out = {0};
+    tok_pieces out = {0}, each = {0};
     *rc = tok_pretok_run(p, &w, in, origin, &out, e);
+    err e2 = {0};
+    int rc2 = tok_pretok_each(p, &w, in, origin, push_piece, &each, &e2);
+    EXPECT_EQ(rc2, *rc);
+    if (rc2 == ERR_OK && *rc == ERR_OK) {
+        EXPECT_EQ(each.n, out.n);
+        for (iz i = 0; i < out.n && i < each.n; i++)
+            EXPECT_STR(each.v[i], out.v[i]);
+    }
     iz n = 0;
     for (iz i = 0; i < out.n; i++)
         n += out.v[i].len + 1;

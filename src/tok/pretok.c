@@ -44,6 +44,11 @@ struct tok_pretok {
     int   n;
     bool  byte_level;
     bool  changes;
+    /* The chain is one Isolated, non-inverted split followed at most by a
+     * ByteLevel step that passes pieces through (no prefix space, no regex
+     * of its own): Llama 3's and Qwen's. Its pieces are then the matches
+     * and the gaps between them, which tok_pretok_each finds in one loop. */
+    const tok_regex *one_split;
 };
 
 /* GPT-2's pre-tokenization regex, built into ByteLevel (use_regex). */
@@ -370,6 +375,12 @@ tok_pretok *tok_pretok_parse(arena *perm, const json *j, const char *path, err *
             err_set(e, ERR_UNSUPPORTED, j->off, "%s: a pre-tokenizer after ByteLevel is not supported", path);
             return NULL;
         }
+    if (p->n == 1 || p->n == 2) {
+        const step *s0 = &p->steps[0], *s1 = &p->steps[p->n - 1];
+        if (s0->kind == ST_SPLIT && s0->beh == B_ISOLATED && !s0->invert && s0->re &&
+            (p->n == 1 || (s1->kind == ST_BYTELEVEL && !s1->prefix && !s1->re)))
+            p->one_split = s0->re;
+    }
     return p;
 }
 
@@ -385,7 +396,9 @@ bool tok_pretok_changes_text(const tok_pretok *p) { return p && p->changes; }
 typedef struct {
     const tok_pretok *p;
     tok_work         *w;
-    tok_pieces       *out;
+    tok_pieces       *out;     /* the pieces go here, or to each(ctx, piece) */
+    tok_piece_fn     *each;
+    void             *ctx;
     err              *e;
 } runner;
 
@@ -502,6 +515,8 @@ static int split_text(runner *r, const step *st, int next, str text, bool origin
 static int run_from(runner *r, int k, str piece, bool origin)
 {
     if (k == r->p->n) {
+        if (r->each)
+            return r->each(r->ctx, piece);
         tok_pieces_push(r->w, r->out, piece);
         return ERR_OK;
     }
@@ -562,7 +577,52 @@ int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok
         tok_pieces_push(w, out, in);
         return ERR_OK;
     }
-    runner r = {p, w, out, e};
+    runner r = {p, w, out, NULL, NULL, e};
+    return run_from(&r, 0, in, at_origin);
+}
+
+/* split_text for the chain of one Isolated split (tok_pretok.one_split):
+ * every non-empty segment, match or gap, is a piece, in order. */
+static int each_one_split(const tok_regex *re, tok_work *w, str text, tok_piece_fn *each, void *ctx, err *e)
+{
+    iz pos = 0, prev = 0, last_end = -1;
+    while (pos <= text.len) {
+        iz s, t;
+        int m = tok_regex_find(re, w, text, pos, &s, &t, e);
+        if (m < 0)
+            return -m;
+        if (m == 0)
+            break;
+        if (s == t) {
+            pos = t < text.len ? t + utf8_len(text.s[t]) : t + 1;
+            if (t == last_end)
+                continue;
+        } else {
+            pos = t;
+        }
+        last_end = t;
+        int rc = ERR_OK;
+        if (prev < s)
+            rc = each(ctx, str_cut(text, prev, s));
+        if (rc == ERR_OK && s < t)
+            rc = each(ctx, str_cut(text, s, t));
+        if (rc != ERR_OK)
+            return rc;
+        prev = t;
+    }
+    return prev < text.len ? each(ctx, str_cut(text, prev, text.len)) : ERR_OK;
+}
+
+int tok_pretok_each(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_piece_fn *each, void *ctx,
+                    err *e)
+{
+    if (in.len == 0)
+        return ERR_OK;
+    if (!p || p->n == 0)
+        return each(ctx, in);
+    if (p->one_split)
+        return each_one_split(p->one_split, w, in, each, ctx, e);
+    runner r = {p, w, NULL, each, ctx, e};
     return run_from(&r, 0, in, at_origin);
 }
 

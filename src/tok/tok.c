@@ -144,6 +144,13 @@ static void emit_id(run_ctx *c, u32 id)
     }
 }
 
+/* A pre-token: its ids. */
+static int on_word(void *ctx, str word)
+{
+    run_ctx *c = ctx;
+    return bpe_word(c->t, c->w, word, &c->count, c->want_ids, c->e);
+}
+
 /* A piece of normalized text between normalized added tokens. */
 static int on_normalized(void *ctx, str piece, iz off, i32 id)
 {
@@ -157,10 +164,7 @@ static int on_normalized(void *ctx, str piece, iz off, i32 id)
     if (!t->pretok)
         return bpe_word(t, w, piece, &c->count, c->want_ids, c->e);
     arena_mark m = arena_save(&w->scratch);
-    tok_pieces ps = {0};
-    int rc = tok_pretok_run(t->pretok, w, piece, c->seg_at_origin && off == 0, &ps, c->e);
-    for (iz k = 0; !rc && k < ps.n; k++)
-        rc = bpe_word(t, w, ps.v[k], &c->count, c->want_ids, c->e);
+    int rc = tok_pretok_each(t->pretok, w, piece, c->seg_at_origin && off == 0, on_word, c, c->e);
     arena_restore(&w->scratch, m);
     return rc;
 }

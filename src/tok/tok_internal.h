@@ -91,6 +91,11 @@ tok_pretok *tok_pretok_parse(arena *perm, const json *j, const char *path, err *
  * Byte-level mapping is not done here: when the chain contains a ByteLevel
  * step the whole tokenizer works on raw bytes (see tok_pretok_byte_level). */
 int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_pieces *out, err *e);
+/* The same pieces, each handed to `each` as soon as it is found (no list);
+ * a non-zero return stops the run and is returned. */
+typedef int tok_piece_fn(void *ctx, str piece);
+int tok_pretok_each(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_piece_fn *each, void *ctx,
+                    err *e);
 /* Whether a ByteLevel step is part of the chain. */
 bool tok_pretok_byte_level(const tok_pretok *p);
 /* Whether the chain can change the text of the pieces (Metaspace replacing,
