@@ -405,6 +405,10 @@ int count_item(count_work *w, const count_input *in, count_result *r)
         rc = fail(r, ERR_NOMEM, "out of memory (the item's scratch arena is full)");
         goto done;
     }
+    /* Only a prompt repeats text another item had (the history before its
+     * last turns): the piece cache is for prompts. Messages and texts are
+     * a model's outputs, new text every time, where it would only miss. */
+    tok_work_set_piece_cache(w->tw, in->kind == COUNT_PROMPT && !w->m->no_piece_cache);
     switch (in->kind) {
     case COUNT_IDS:
         if (!in->token_ids || in->token_ids->type != JSON_ARR) {
