@@ -585,6 +585,9 @@ int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok
  * every non-empty segment, match or gap, is a piece, in order. */
 static int each_one_split(const tok_regex *re, tok_work *w, str text, tok_piece_fn *each, void *ctx, err *e)
 {
+    int rc;
+    if (tok_regex_each_ascii(re, w, text, each, ctx, &rc))
+        return rc;
     iz pos = 0, prev = 0, last_end = -1;
     while (pos <= text.len) {
         iz s, t;
@@ -601,7 +604,7 @@ static int each_one_split(const tok_regex *re, tok_work *w, str text, tok_piece_
             pos = t;
         }
         last_end = t;
-        int rc = ERR_OK;
+        rc = ERR_OK;
         if (prev < s)
             rc = each(ctx, str_cut(text, prev, s));
         if (rc == ERR_OK && s < t)

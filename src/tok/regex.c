@@ -1753,6 +1753,20 @@ static iz find_lit(str s, iz start, str lit)
     return -1;
 }
 
+bool tok_regex_each_ascii(const tok_regex *re, tok_work *w, str s, tok_piece_fn *each, void *ctx, int *rc)
+{
+    if (!re->fast || w->re_no_fast || !subject_is_ascii(s))
+        return false;   /* (re->fast: tok_regex_compile made the class table) */
+    int digits = re->fast == FAST_L3 ? 3 : 1;
+    *rc = ERR_OK;
+    for (iz i = 0; i < s.len && *rc == ERR_OK;) {
+        iz end = fast_match(s.s, s.len, i, digits);   /* > i: the subject is ASCII */
+        *rc = each(ctx, str_cut(s, i, end));
+        i = end;
+    }
+    return true;
+}
+
 int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e)
 {
     if (start > s.len)

@@ -56,6 +56,10 @@ void tok_pieces_push(tok_work *w, tok_pieces *p, str s);
 
 typedef struct tok_regex tok_regex;
 
+/* A consumer of pieces of text (tok_regex_each_ascii, tok_pretok_each):
+ * a non-zero return stops the producer, which returns it. */
+typedef int tok_piece_fn(void *ctx, str piece);
+
 /* Compiles `pattern` (Oniguruma syntax as used by HF tokenizers). With
  * `literal`, the pattern is a plain string matched as is (the "String"
  * variant of a Split/Replace pattern). Lives in `perm`. */
@@ -64,6 +68,12 @@ tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e);
  * Returns 1 and sets [*mb, *me), 0 when there is none, or a negative error
  * code (-ERR_LIMIT when the regex engine gives up) with `e` filled. */
 int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e);
+/* For a pattern with a hand-written matcher (Llama 3's and Qwen's split
+ * patterns, where every position starts a match) and an all-ASCII `s`:
+ * hands each match of s, in order, to `each` (the matches tile s) and sets
+ * *rc to what it returned (stopping at the first non-zero). Returns false,
+ * doing nothing, for other patterns and subjects: use tok_regex_find. */
+bool tok_regex_each_ascii(const tok_regex *re, tok_work *w, str s, tok_piece_fn *each, void *ctx, int *rc);
 void tok_regex_work_fini(tok_work *w);
 
 /* ---- normalize.c: the "normalizer" of tokenizer.json -------------------- */
@@ -93,7 +103,6 @@ tok_pretok *tok_pretok_parse(arena *perm, const json *j, const char *path, err *
 int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_pieces *out, err *e);
 /* The same pieces, each handed to `each` as soon as it is found (no list);
  * a non-zero return stops the run and is returned. */
-typedef int tok_piece_fn(void *ctx, str piece);
 int tok_pretok_each(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_piece_fn *each, void *ctx,
                     err *e);
 /* Whether a ByteLevel step is part of the chain. */
