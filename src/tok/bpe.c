@@ -48,10 +48,26 @@ struct tok_l1 {
     l1_slot slots[L1_SLOTS];
 };
 
+/* a[0..n) == b[0..n) for 0 < n <= L1_KEY (bpe_word never looks up an empty
+ * word), without a call: word-sized loads that stay inside both (the last
+ * ones overlap the earlier ones). */
+static inline bool key_eq(const u8 *a, const u8 *b, iz n)
+{
+    if (n >= 8) {
+        for (iz i = 0; i + 8 < n; i += 8)
+            if (hash_load8(a + i) != hash_load8(b + i))
+                return false;
+        return hash_load8(a + n - 8) == hash_load8(b + n - 8);
+    }
+    if (n >= 4)
+        return hash_load4(a) == hash_load4(b) && hash_load4(a + n - 4) == hash_load4(b + n - 4);
+    return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
+}
+
 static inline l1_slot *l1_find(tok_work *w, str word, u64 h)
 {
     l1_slot *s = &w->l1->slots[h & (L1_SLOTS - 1)];
-    if (s->h == h && s->len == word.len && memcmp(s->key, word.s, (size_t)word.len) == 0)
+    if (s->h == h && s->len == word.len && word.len <= L1_KEY && key_eq(s->key, word.s, word.len))
         return s;
     return NULL;
 }
