@@ -25,10 +25,12 @@ typedef ptrdiff_t iz;   /* signed sizes everywhere inside; size_t only at libc c
 #  define likely(x)   __builtin_expect(!!(x), 1)
 #  define unlikely(x) __builtin_expect(!!(x), 0)
 #  define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#  define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #  define likely(x)   (x)
 #  define unlikely(x) (x)
 #  define PRINTF_LIKE(f, a)
+#  define ALWAYS_INLINE inline
 #endif
 
 /* A string is a slice: pointer plus length, not NUL-terminated. The bytes

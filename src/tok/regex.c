@@ -80,11 +80,11 @@ static void init_cls(void)
 /* The end of the match at `i`, or -1 when deciding it needs a non-ASCII
  * character (then PCRE2 decides, from the same position: every position
  * starts a match of these patterns, so the two never disagree on where). */
-static iz fast_match(const u8 *s, iz n, iz i, int max_digits)
+static ALWAYS_INLINE iz fast_match_in(const u8 *s, iz n, iz i, int max_digits, bool ascii)
 {
     const u8 *k = ascii_cls;
     enum { NA = 0x80 };   /* a non-ASCII byte: its class is unknown here */
-#define CL(j) (s[j] < 0x80 ? k[s[j]] : NA)
+#define CL(j) (ascii || s[j] < 0x80 ? k[s[j]] : NA)
 #define NEED(c) do { if ((c) & NA) return -1; } while (0)
     u8 c = s[i];
     u8 ci = CL(i);
@@ -176,6 +176,13 @@ static iz fast_match(const u8 *s, iz n, iz i, int max_digits)
     return w;
 #undef CL
 #undef NEED
+}
+
+static iz fast_match(const u8 *s, iz n, iz i, int max_digits) { return fast_match_in(s, n, i, max_digits, false); }
+/* The same on a subject known to be all ASCII: no byte needs checking. */
+static iz fast_match_ascii(const u8 *s, iz n, iz i, int max_digits)
+{
+    return fast_match_in(s, n, i, max_digits, true);
 }
 
 /* ---- Unicode sets ------------------------------------------------------
@@ -1760,7 +1767,7 @@ bool tok_regex_each_ascii(const tok_regex *re, tok_work *w, str s, tok_piece_fn 
     int digits = re->fast == FAST_L3 ? 3 : 1;
     *rc = ERR_OK;
     for (iz i = 0; i < s.len && *rc == ERR_OK;) {
-        iz end = fast_match(s.s, s.len, i, digits);   /* > i: the subject is ASCII */
+        iz end = fast_match_ascii(s.s, s.len, i, digits);   /* > i: the subject is ASCII */
         *rc = each(ctx, str_cut(s, i, end));
         i = end;
     }
