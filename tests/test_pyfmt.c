@@ -419,6 +419,48 @@ static void test_json_str(void)
     buf_free(&b);
 }
 
+/* Long strings are scanned 8 bytes at a time: a byte to escape (or a
+ * non-ASCII one) at any position of a 24-byte run must come out the same
+ * as alone, with the plain bytes around it untouched. */
+static void test_json_str_every_position(void)
+{
+    static const struct {
+        const char *in, *out_raw, *out_ascii;
+    } special[] = {
+        {"\"", "\\\"", "\\\""},
+        {"\\", "\\\\", "\\\\"},
+        {"\n", "\\n", "\\n"},
+        {"\x01", "\\u0001", "\\u0001"},
+        {"\x1f", "\\u001f", "\\u001f"},
+        {"\x7f", "\x7f", "\\u007f"},
+        {"\xc3\xa9", "\xc3\xa9", "\\u00e9"},
+        {"\xff", "\xff", "\\ufffd"},
+    };
+    buf b = {0}, want = {0};
+    for (iz k = 0; k < countof(special); k++)
+        for (int pos = 0; pos < 24; pos++)
+            for (int ascii = 0; ascii < 2; ascii++) {
+                char in[40];
+                iz n = 0;
+                for (int i = 0; i < pos; i++)
+                    in[n++] = (char)('a' + i % 26);
+                iz sl = (iz)strlen(special[k].in);
+                memcpy(in + n, special[k].in, (size_t)sl);
+                n += sl;
+                for (int i = pos; i < 24; i++)
+                    in[n++] = (char)('A' + i % 26);
+                want.len = 0;
+                buf_byte(&want, '"');
+                buf_put(&want, in, pos);
+                buf_cstr(&want, ascii ? special[k].out_ascii : special[k].out_raw);
+                buf_put(&want, in + pos + sl, n - pos - sl);
+                buf_byte(&want, '"');
+                EXPECT_STR(jstr(&b, in, n, ascii), buf_view(&want));
+            }
+    buf_free(&b);
+    buf_free(&want);
+}
+
 /* ---- dumps -------------------------------------------------------------- */
 
 static void opts_from(const json *o, pyfmt_dumps_opts *opt)
@@ -625,6 +667,7 @@ int main(void)
     RUN(test_shortest_reference);
     RUN(test_ints);
     RUN(test_json_str);
+    RUN(test_json_str_every_position);
     RUN(test_dumps_jsonl);
     RUN(test_msgspec_dumps);
     RUN(test_dumps_small);

@@ -65,6 +65,21 @@ const json *json_get_type(const json *obj, str key, json_type t);
 const char *json_type_name(json_type t);
 static inline bool json_is(const json *v, json_type t) { return v && v->type == t; }
 
+/* True when one of the 8 bytes of w (as loaded from memory) is '"', '\\',
+ * a control character, DEL or not ASCII: the bytes a JSON string reader or
+ * writer must look at. Scanners test 8 bytes at a time with it and look at
+ * the bytes one by one only where it says so (a false alarm costs a detour). */
+static inline bool json_swar_special(u64 w)
+{
+    const u64 ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    u64 q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    u64 has_q = (q - ones) & ~q;          /* a zero byte in q: a quote */
+    u64 has_b = (b - ones) & ~b;          /* a backslash */
+    u64 has_c = w - ones * 0x20;          /* a byte below 0x20 borrows */
+    u64 has_d = w + ones;                 /* DEL (0x7f) carries into the high bit */
+    return ((has_q | has_b | has_c | has_d | w) & high) != 0;
+}
+
 /* Writes s as a JSON string literal (UTF-8 kept, control characters and
  * quotes escaped as Python's json.dumps(ensure_ascii=False) does). */
 void json_write_str(buf *b, str s);

@@ -106,18 +106,6 @@ static u32 read_hex4(parser *p, iz at)
 }
 
 /* string = '"' chars '"'; p->i is on the opening quote. */
-/* True when one of the 8 bytes of w is '"', '\\', a control character or
- * not ASCII: the bytes the scanner of parse_string must look at. */
-static inline bool swar_special(u64 w)
-{
-    const u64 ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    u64 q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-    u64 has_q = (q - ones) & ~q;          /* a zero byte in q: a quote */
-    u64 has_b = (b - ones) & ~b;          /* a backslash */
-    u64 has_c = w - ones * 0x20;          /* a byte below 0x20 borrows */
-    return ((has_q | has_b | has_c | w) & high) != 0;
-}
-
 static str parse_string(parser *p)
 {
     iz start = ++p->i;
@@ -130,7 +118,7 @@ static str parse_string(parser *p)
         while (i + 8 <= p->n) {
             u64 w;
             memcpy(&w, s + i, 8);
-            if (swar_special(w))
+            if (json_swar_special(w))
                 break;
             i += 8;
         }

@@ -947,6 +947,16 @@ void pyfmt_json_str(buf *out, str s, bool ensure_ascii)
     buf_byte(out, '"');
     iz run = 0, i = 0;
     while (i < s.len) {
+        /* plain ASCII goes out as it is, 8 bytes at a time */
+        while (i + 8 <= s.len) {
+            u64 w;
+            memcpy(&w, s.s + i, 8);
+            if (json_swar_special(w))
+                break;
+            i += 8;
+        }
+        if (i == s.len)
+            break;
         u8 c = s.s[i];
         if (c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || raw_top == 0xff)) {
             i++;
