@@ -288,6 +288,8 @@ struct tmpl_node {
 /* A compiled template. `src` is the normalized source (newlines as "\n",
  * the one trailing newline dropped), which TEXT/STR/NAME slices point into;
  * syms[k] is the identifier with symbol k. */
+enum { TMPL_NGLOBALS = 16 };   /* room for the global functions (>= TVFN_COUNT) */
+
 typedef struct tmpl_prog {
     tmpl_list body;
     str       src;
@@ -296,6 +298,14 @@ typedef struct tmpl_prog {
     i32      *symtab;   /* hash index of syms (open addressing: sym + 1, 0
                            empty; symcap a power of two): tmpl_sym_find */
     iz        symcap;
+    /* Symbols every render asks for, found once by tmpl_eval_bind (-1 when
+     * the template never names them): the loop and macro variables and the
+     * global functions (indexed by tv_func, tmpl_value.h). */
+    i32       sym_loop, sym_caller, sym_varargs, sym_kwargs;
+    i32       sym_global[TMPL_NGLOBALS];
 } tmpl_prog;
+
+/* Fills the prog's sym_* fields (tmpl_eval.c); the compiler calls it last. */
+void tmpl_eval_bind(tmpl_prog *p);
 
 #endif

@@ -157,6 +157,18 @@ static const char *const global_names[TVFN_COUNT] = {
     [TVFN_RAISE_EXCEPTION] = "raise_exception", [TVFN_STRFTIME_NOW] = "strftime_now",
 };
 
+_Static_assert((int)TVFN_COUNT <= (int)TMPL_NGLOBALS, "tmpl_prog.sym_global is too small");
+
+void tmpl_eval_bind(tmpl_prog *p)
+{
+    p->sym_loop = tmpl_sym_find(p, S("loop"));
+    p->sym_caller = tmpl_sym_find(p, S("caller"));
+    p->sym_varargs = tmpl_sym_find(p, S("varargs"));
+    p->sym_kwargs = tmpl_sym_find(p, S("kwargs"));
+    for (int f = 0; f < TMPL_NGLOBALS; f++)
+        p->sym_global[f] = f > 0 && f < TVFN_COUNT ? tmpl_sym_find(p, str_cstr(global_names[f])) : -1;
+}
+
 static tv load_name(ev *e, scope *s, const tmpl_ident *id)
 {
     tv v;
@@ -1583,12 +1595,12 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
     e->p = p;
     e->out = out;
     e->max_output = out_start + (o && o->max_output ? o->max_output : TMPL_MAX_OUTPUT);
-    e->sym_loop = tmpl_sym_find(p, S("loop"));
-    e->sym_caller = tmpl_sym_find(p, S("caller"));
-    e->sym_varargs = tmpl_sym_find(p, S("varargs"));
-    e->sym_kwargs = tmpl_sym_find(p, S("kwargs"));
+    e->sym_loop = p->sym_loop;
+    e->sym_caller = p->sym_caller;
+    e->sym_varargs = p->sym_varargs;
+    e->sym_kwargs = p->sym_kwargs;
     for (int f = 1; f < TVFN_COUNT; f++)
-        e->global_sym[f] = tmpl_sym_find(p, str_cstr(global_names[f]));
+        e->global_sym[f] = p->sym_global[f];
     scope *root = NEW(scratch, scope, 1);
     root->dense = p->nsyms ? NEW(scratch, tv, p->nsyms) : NULL;
     root->has = p->nsyms ? NEW(scratch, u8, p->nsyms) : NULL;

@@ -2443,6 +2443,7 @@ static tmpl_prog *compile(parser *p, str src)
         memcpy(prog->symtab, p->symtab, sizeof(i32) * (size_t)p->symcap);
         prog->symcap = p->symcap;
     }
+    tmpl_eval_bind(prog);
     return prog;
 }
 
