@@ -26,11 +26,13 @@ typedef ptrdiff_t iz;   /* signed sizes everywhere inside; size_t only at libc c
 #  define unlikely(x) __builtin_expect(!!(x), 0)
 #  define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #  define ALWAYS_INLINE inline __attribute__((always_inline))
+#  define NOINLINE __attribute__((noinline))
 #else
 #  define likely(x)   (x)
 #  define unlikely(x) (x)
 #  define PRINTF_LIKE(f, a)
 #  define ALWAYS_INLINE inline
+#  define NOINLINE
 #endif
 
 /* A string is a slice: pointer plus length, not NUL-terminated. The bytes

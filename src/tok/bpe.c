@@ -388,36 +388,18 @@ static void merge_all(const tok *t, tok_work *w, symbols *s)
     }
 }
 
-int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err *e)
+/* A word the first-level cache does not have: the second level, else the
+ * merges. `h` is the word's hash, or 0 when it is too long to cache. Kept
+ * out of bpe_word so that a first-level hit costs a small function. */
+static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i64 *count, bool want_ids,
+                                  err *e)
 {
-    if (word.len == 0)
-        return ERR_OK;
-    /* One byte of a byte-level tokenizer is one symbol and nothing to
-     * merge; ignore_merges asks the vocabulary, which holds the same id. */
-    if (word.len == 1 && t->byte_level && t->byte_id[word.s[0]] >= 0 && !t->has_prefix && !t->has_suffix) {
-        u32 u = (u32)t->byte_id[word.s[0]];
-        *count += 1;
-        if (want_ids)
-            out_ids(w, &u, 1);
-        return ERR_OK;
-    }
-    /* The cache holds final answers, whichever rule produced them, so it is
-     * asked first: it is small and hot, the vocabulary table is not. */
-    u64 h = 0;
-    if (word.len <= CACHE_MAX_WORD) {
+    if (h) {
         if (!w->cache) {
             w->cache = cache_new(w);
             w->l1 = calloc(1, sizeof(*w->l1));
             if (!w->l1)
                 longjmp(w->oom, 1);
-        }
-        h = hash_str(word) | 1;
-        const l1_slot *l1 = l1_find(w, word, h);
-        if (l1) {
-            *count += l1->n;
-            if (want_ids)
-                out_ids(w, l1->ids, l1->n);
-            return ERR_OK;
         }
         const cache_slot *hit = cache_get(w->cache, word, h);
         if (hit) {
@@ -464,4 +446,32 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
     if (!want_ids)
         w->nids = base;
     return ERR_OK;
+}
+
+int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err *e)
+{
+    if (word.len == 0)
+        return ERR_OK;
+    /* One byte of a byte-level tokenizer is one symbol and nothing to
+     * merge; ignore_merges asks the vocabulary, which holds the same id. */
+    if (word.len == 1 && t->byte_level && t->byte_id[word.s[0]] >= 0 && !t->has_prefix && !t->has_suffix) {
+        u32 u = (u32)t->byte_id[word.s[0]];
+        *count += 1;
+        if (want_ids)
+            out_ids(w, &u, 1);
+        return ERR_OK;
+    }
+    /* The caches hold final answers, whichever rule produced them, so they
+     * are asked first: they are small and hot, the vocabulary is not. */
+    if (word.len > CACHE_MAX_WORD)
+        return bpe_word_slow(t, w, word, 0, count, want_ids, e);
+    u64 h = hash_str(word) | 1;
+    const l1_slot *l1 = w->l1 ? l1_find(w, word, h) : NULL;
+    if (l1) {
+        *count += l1->n;
+        if (want_ids)
+            out_ids(w, l1->ids, l1->n);
+        return ERR_OK;
+    }
+    return bpe_word_slow(t, w, word, h, count, want_ids, e);
 }
