@@ -366,10 +366,11 @@ bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
     return tv_dict_get(d, tv_str(key), out);
 }
 
-/* Object keys repeat (every message has "role" and "content"): each one
- * becomes a copy shared by all its occurrences, so the lookups of a render
- * compare against a few bytes that stay in cache instead of bytes spread
- * over the whole context. A small direct-mapped table; long keys stay. */
+/* Object keys repeat (every message has "role" and "content"): all the
+ * occurrences of a key take the bytes of its first one (in the context's
+ * JSON, which outlives the render), so the lookups of a render compare
+ * against a few bytes that stay in cache instead of bytes spread over the
+ * whole context. A small direct-mapped table; long keys stay. */
 enum { KEY_SLOTS = 64, KEY_MAX = 32 };
 
 static str intern_key(tmpl_rt *rt, str k)
@@ -383,8 +384,8 @@ static str intern_key(tmpl_rt *rt, str k)
     str *slot = &rt->keys[hash_mix(h) & (KEY_SLOTS - 1)];
     if (str_eq(*slot, k))
         return *slot;
-    *slot = arena_strdup(rt->a, k);
-    return *slot;
+    *slot = k;
+    return k;
 }
 
 static tv from_json(tmpl_rt *rt, const json *j, int depth)
