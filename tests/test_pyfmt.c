@@ -461,6 +461,53 @@ static void test_json_str_every_position(void)
     buf_free(&want);
 }
 
+/* Strings longer than the writer's 64 KiB step: a character that
+ * straddles a step's end comes out whole, and invalid bytes one by one. */
+static void test_json_str_long(void)
+{
+    static const struct {
+        const char *ch, *out_raw, *out_ascii;
+    } ch[] = {
+        {"\xc3\xa9", "\xc3\xa9", "\\u00e9"},
+        {"\xe2\x80\xa8", "\xe2\x80\xa8", "\\u2028"},
+        {"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", "\\ud83d\\ude00"},
+        {"\"", "\\\"", "\\\""},
+    };
+    enum { STEP = 1 << 16 };
+    buf b = {0}, want = {0};
+    for (iz k = 0; k < countof(ch); k++)
+        for (int back = 0; back <= 4; back++)
+            for (int ascii = 0; ascii < 2; ascii++) {
+                iz cl = (iz)strlen(ch[k].ch), pre = STEP - back, n = pre + cl + 3;
+                char *in = malloc((size_t)n);
+                memset(in, 'a', (size_t)pre);
+                memcpy(in + pre, ch[k].ch, (size_t)cl);
+                memcpy(in + pre + cl, "xyz", 3);
+                want.len = 0;
+                buf_byte(&want, '"');
+                buf_put(&want, in, pre);
+                buf_cstr(&want, ascii ? ch[k].out_ascii : ch[k].out_raw);
+                buf_cstr(&want, "xyz\"");
+                EXPECT_STR(jstr(&b, in, n, ascii), buf_view(&want));
+                free(in);
+            }
+    /* 70,000 continuation bytes: no character boundary in a whole step */
+    iz n = 70000;
+    char *in = malloc((size_t)n);
+    memset(in, 0x80, (size_t)n);
+    jstr(&b, in, n, true);
+    EXPECT_EQ(b.len, 2 + 6 * n);
+    iz bad = 0;
+    for (iz i = 0; i < n; i++)
+        bad += memcmp(b.data + 1 + 6 * i, "\\ufffd", 6) != 0;
+    EXPECT_EQ(bad, 0);
+    jstr(&b, in, n, false);
+    EXPECT_EQ(b.len, 2 + n);
+    free(in);
+    buf_free(&b);
+    buf_free(&want);
+}
+
 /* ---- dumps -------------------------------------------------------------- */
 
 static void opts_from(const json *o, pyfmt_dumps_opts *opt)
@@ -668,6 +715,7 @@ int main(void)
     RUN(test_ints);
     RUN(test_json_str);
     RUN(test_json_str_every_position);
+    RUN(test_json_str_long);
     RUN(test_dumps_jsonl);
     RUN(test_msgspec_dumps);
     RUN(test_dumps_small);

@@ -932,20 +932,25 @@ bool pyfmt_int_text(buf *out, str text)
 
 static const char HEX[] = "0123456789abcdef";
 
-static void put_u4(buf *out, u32 c)
+/* \uXXXX at q; returns the end. */
+static u8 *put_u4(u8 *q, u32 c)
 {
-    char u[6] = {'\\', 'u', HEX[c >> 12 & 15], HEX[c >> 8 & 15], HEX[c >> 4 & 15], HEX[c & 15]};
-    buf_put(out, u, 6);
+    q[0] = '\\';
+    q[1] = 'u';
+    q[2] = (u8)HEX[c >> 12 & 15];
+    q[3] = (u8)HEX[c >> 8 & 15];
+    q[4] = (u8)HEX[c >> 4 & 15];
+    q[5] = (u8)HEX[c & 15];
+    return q + 6;
 }
 
-void pyfmt_json_str(buf *out, str s, bool ensure_ascii)
+/* The escaped form of s at q (room for 6 bytes per input byte: the most an
+ * input byte can take, a control character's \u00XX); returns the end. */
+static u8 *json_str_at(u8 *q, str s, bool ensure_ascii)
 {
     /* Bytes at or above this go out raw: DEL and UTF-8 unless ensure_ascii. */
     u8 raw_top = ensure_ascii ? 0x7f : 0xff;
-    if (!buf_reserve(out, s.len + 2))
-        return;
-    buf_byte(out, '"');
-    iz run = 0, i = 0;
+    iz i = 0;
     while (i < s.len) {
         /* plain ASCII goes out as it is, 8 bytes at a time */
         while (i + 8 <= s.len) {
@@ -953,50 +958,84 @@ void pyfmt_json_str(buf *out, str s, bool ensure_ascii)
             memcpy(&w, s.s + i, 8);
             if (json_swar_special(w))
                 break;
+            memcpy(q, &w, 8);
+            q += 8;
             i += 8;
         }
         if (i == s.len)
             break;
         u8 c = s.s[i];
         if (c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || raw_top == 0xff)) {
+            *q++ = c;
             i++;
             continue;
         }
-        buf_put(out, s.s + run, i - run);
+        const char *esc = NULL;
         switch (c) {
-        case '"':  buf_put(out, "\\\"", 2); i++; break;
-        case '\\': buf_put(out, "\\\\", 2); i++; break;
-        case '\n': buf_put(out, "\\n", 2); i++; break;
-        case '\r': buf_put(out, "\\r", 2); i++; break;
-        case '\t': buf_put(out, "\\t", 2); i++; break;
-        case '\b': buf_put(out, "\\b", 2); i++; break;
-        case '\f': buf_put(out, "\\f", 2); i++; break;
-        default:
-            if (c < 0x80) {
-                put_u4(out, c);   /* other controls, and DEL when ensure_ascii */
-                i++;
-                break;
-            }
-            int n = utf8_valid_seq(s.s + i, s.len - i);
-            u32 cp = 0xfffd;
-            if (n) {
-                iz j = i;
-                cp = utf8_next(s.s, &j);
-            } else {
-                n = 1;
-            }
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                put_u4(out, 0xd800 | cp >> 10);
-                put_u4(out, 0xdc00 | (cp & 0x3ff));
-            } else {
-                put_u4(out, cp);
-            }
-            i += n;
+        case '"':  esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        default:   break;
         }
-        run = i;
+        if (esc) {
+            q[0] = (u8)esc[0];
+            q[1] = (u8)esc[1];
+            q += 2;
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            q = put_u4(q, c);   /* other controls, and DEL when ensure_ascii */
+            i++;
+            continue;
+        }
+        int n = utf8_valid_seq(s.s + i, s.len - i);
+        u32 cp = 0xfffd;
+        if (n) {
+            iz j = i;
+            cp = utf8_next(s.s, &j);
+        } else {
+            n = 1;
+        }
+        if (cp >= 0x10000) {   /* 4 input bytes, 12 output bytes */
+            cp -= 0x10000;
+            q = put_u4(q, 0xd800 | cp >> 10);
+            q = put_u4(q, 0xdc00 | (cp & 0x3ff));
+        } else {
+            q = put_u4(q, cp);
+        }
+        i += n;
     }
-    buf_put(out, s.s + run, s.len - run);
+    return q;
+}
+
+enum { JSON_STR_CHUNK = 1 << 16 };   /* input bytes escaped per reservation */
+
+void pyfmt_json_str(buf *out, str s, bool ensure_ascii)
+{
+    buf_byte(out, '"');
+    /* In chunks, so that the worst case reserved stays small; a chunk ends
+     * before a UTF-8 sequence that would straddle it. */
+    iz i = 0;
+    while (i < s.len && !out->failed) {
+        iz n = s.len - i;
+        if (n > JSON_STR_CHUNK) {
+            n = JSON_STR_CHUNK;
+            while (n > 0 && (s.s[i + n] & 0xc0) == 0x80)
+                n--;
+            if (n == 0)
+                n = JSON_STR_CHUNK;   /* no boundary found (invalid UTF-8): cut anywhere */
+        }
+        if (!buf_reserve(out, 6 * n))
+            return;
+        u8 *end = json_str_at(out->data + out->len, str_cut(s, i, i + n), ensure_ascii);
+        out->len = end - out->data;
+        i += n;
+    }
     buf_byte(out, '"');
 }
 
