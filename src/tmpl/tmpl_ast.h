@@ -172,6 +172,13 @@ typedef struct tmpl_ident {
     i32 sym;
 } tmpl_ident;
 
+/* The method a constant attribute name names on a str, dict, list and
+ * tuple (a tv_meth, or TVM_NONE), found when the template is compiled, so
+ * that a render does not search the method table (tmpl_getattr_meths). */
+typedef struct tmpl_attr_meths {
+    u8 str, dict, list, tuple;
+} tmpl_attr_meths;
+
 typedef struct tmpl_kwarg {
     tmpl_ident key;
     tmpl_node *value;
@@ -208,7 +215,7 @@ struct tmpl_node {
         struct { tmpl_ident name, attr; } nsref;
         tmpl_list  items;     /* TUPLE, LIST, CONCAT */
         struct { tmpl_node **keys, **vals; i32 n; } dict;   /* source order */
-        struct { tmpl_node *obj; tmpl_ident attr; } getattr;
+        struct { tmpl_node *obj; tmpl_ident attr; tmpl_attr_meths meths; } getattr;
         struct { tmpl_node *obj, *index; } getitem;
         struct { tmpl_node *start, *stop, *step; } slice;
         struct { tmpl_node *callee; tmpl_args args; } call;

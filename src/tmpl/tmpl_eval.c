@@ -1089,7 +1089,7 @@ static tv eval(ev *e, scope *s, const tmpl_node *n)
     case TMPL_GETATTR: {
         tv obj = eval(e, s, n->u.getattr.obj);
         e->rt.line = n->line;
-        return tv_getattr(&e->rt, obj, n->u.getattr.attr.s);
+        return tv_getattr_known(&e->rt, obj, n->u.getattr.attr.s, &n->u.getattr.meths);
     }
     case TMPL_GETITEM: {
         tv obj = eval(e, s, n->u.getitem.obj);

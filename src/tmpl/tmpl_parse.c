@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "tmpl.h"
+#include "tmpl_value.h"
 #include "../base/hash.h"
 #include "../base/utf8.h"
 
@@ -1029,6 +1030,7 @@ static tmpl_node *parse_subscript(parser *p, tmpl_node *obj)
             tmpl_node *n = expr_node(p, TMPL_GETATTR, t);
             n->u.getattr.obj = obj;
             n->u.getattr.attr = ident(p, attr->v.s);
+            n->u.getattr.meths = tmpl_getattr_meths(attr->v.s);
             child(p, n, obj);
             return n;
         }

@@ -965,7 +965,7 @@ static bool dict_attr_candidate(str name)
 }
 
 /* A Python attribute of obj that exists, or false. Sets *out. */
-static bool python_attr(tmpl_rt *rt, tv obj, str name, tv *out)
+static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known, tv *out)
 {
     if (obj.kind == TV_DICT && !dict_attr_candidate(name))
         return false;
@@ -983,7 +983,14 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, tv *out)
             *out = unsafe_undef(rt, obj, name);
             return true;
         }
-        tv_meth m = tmpl_method_lookup(obj.kind, name);
+        tv_meth m;
+        switch (known ? obj.kind : TV_UNDEF) {
+        case TV_STR:   m = (tv_meth)known->str; break;
+        case TV_DICT:  m = (tv_meth)known->dict; break;
+        case TV_LIST:  m = (tv_meth)known->list; break;
+        case TV_TUPLE: m = (tv_meth)known->tuple; break;
+        default:       m = tmpl_method_lookup(obj.kind, name); break;
+        }
         if (m == TVM_NONE)
             return false;
         if (m == TVM_CYCLER_CURRENT) {
@@ -1034,12 +1041,24 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, tv *out)
     }
 }
 
+tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known)
+{
+    if (obj.kind == TV_UNDEF)
+        tv_undef_raise(rt, obj);
+    tv out;
+    if (python_attr(rt, obj, name, known, &out))
+        return out;
+    if (obj.kind == TV_DICT && tv_dict_get_str(obj.u.dict, name, &out))
+        return out;
+    return tv_undef_attr(rt, obj, tv_str(name));
+}
+
 tv tv_getattr(tmpl_rt *rt, tv obj, str name)
 {
     if (obj.kind == TV_UNDEF)
         tv_undef_raise(rt, obj);
     tv out;
-    if (python_attr(rt, obj, name, &out))
+    if (python_attr(rt, obj, name, NULL, &out))
         return out;
     if (obj.kind == TV_DICT && tv_dict_get_str(obj.u.dict, name, &out))
         return out;
@@ -1090,7 +1109,7 @@ tv tv_getitem(tmpl_rt *rt, tv obj, tv key)
     default:
         break;
     }
-    if (key.kind == TV_STR && python_attr(rt, obj, key.u.s, &out))
+    if (key.kind == TV_STR && python_attr(rt, obj, key.u.s, NULL, &out))
         return out;
     return tv_undef_attr(rt, obj, key);
 }

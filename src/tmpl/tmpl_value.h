@@ -22,6 +22,7 @@
 #include "../base/buf.h"
 #include "../base/err.h"
 #include "../json/json.h"
+#include "tmpl_ast.h"
 
 typedef enum tv_kind {
     TV_UNDEF = 0,  /* jinja2.Undefined: u.undef (NULL: a plain undefined with no name) */
@@ -331,6 +332,8 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n);
  * raising SecurityError "access to attribute 'append' of 'list' object is
  * unsafe.". An Undefined obj raises its error. */
 tv tv_getattr(tmpl_rt *rt, tv obj, str name);
+/* The same with the name's methods found beforehand (tmpl_getattr_meths). */
+tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *m);
 /* Jinja's obj[key]: Python's subscript first (list/tuple/str by int with
  * negative indices, dict by key), then, for a str key, the attribute, else
  * an Undefined. Slicing is tv_slice. An Undefined obj raises. */
@@ -355,6 +358,8 @@ tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args);
 /* The method `name` of a value of kind `kind` (TV_STR, TV_DICT, TV_LIST,
  * TV_TUPLE, TV_LOOP, TV_CYCLER), or TVM_NONE. */
 tv_meth tmpl_method_lookup(int kind, str name);
+/* tmpl_method_lookup of `name` for each of str, dict, list and tuple. */
+tmpl_attr_meths tmpl_getattr_meths(str name);
 
 /* Filters and tests (tmpl_filters.c). `v` is the filtered value; `id` a
  * tmpl_filter_id / tmpl_test_id (never UNKNOWN: the evaluator raises for
