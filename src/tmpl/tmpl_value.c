@@ -1041,11 +1041,31 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
     }
 }
 
+/* d[key] for a str key, the small dicts' scan inline. */
+static inline bool dict_get_str(const tv_dict *d, str key, tv *out)
+{
+    if (d->index)
+        return tv_dict_get(d, tv_str(key), out);
+    for (iz k = 0; k < d->n; k++) {
+        const tv *ek = &d->e[k].key;
+        if (ek->kind == TV_STR && str_eq(ek->u.s, key)) {
+            *out = d->e[k].val;
+            return true;
+        }
+    }
+    return false;
+}
+
 tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known)
 {
+    tv out;
+    /* The common case first: a key of a dict (a name that is no attribute
+     * of dict) or a namespace attribute, as python_attr and tv_getattr
+     * would find it. */
+    if ((obj.kind == TV_DICT && !dict_attr_candidate(name)) || obj.kind == TV_NS)
+        return dict_get_str(obj.u.dict, name, &out) ? out : tv_undef_attr(rt, obj, tv_str(name));
     if (obj.kind == TV_UNDEF)
         tv_undef_raise(rt, obj);
-    tv out;
     if (python_attr(rt, obj, name, known, &out))
         return out;
     if (obj.kind == TV_DICT && tv_dict_get_str(obj.u.dict, name, &out))
