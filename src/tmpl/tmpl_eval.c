@@ -20,16 +20,21 @@
 
 /* ---- scopes ------------------------------------------------------------ */
 
+enum { SCOPE_INLINE = 4 };   /* assignments a scope holds without allocating */
+
 typedef struct scope scope;
 struct scope {
     scope *parent;
     /* the root: a slot per symbol of the program */
     tv    *dense;
     u8    *has;
-    /* other scopes: a few assignments, searched linearly */
+    /* other scopes: a few assignments, searched linearly; the first ones
+     * (a loop's `loop` and its target, say) in the scope itself */
     i32   *syms;
     tv    *vals;
     i32    n, cap;
+    i32    isyms[SCOPE_INLINE];
+    tv     ivals[SCOPE_INLINE];
 };
 
 typedef struct ev {
@@ -48,8 +53,14 @@ enum { X_OK = 0, X_BREAK, X_CONTINUE };
 
 static scope *scope_new(ev *e, scope *parent)
 {
-    scope *s = NEW(e->rt.a, scope, 1);
+    scope *s = NEW_NZ(e->rt.a, scope, 1);
     s->parent = parent;
+    s->dense = NULL;
+    s->has = NULL;
+    s->syms = s->isyms;
+    s->vals = s->ivals;
+    s->n = 0;
+    s->cap = SCOPE_INLINE;
     return s;
 }
 
