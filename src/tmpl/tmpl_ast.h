@@ -172,11 +172,16 @@ typedef struct tmpl_ident {
     i32 sym;
 } tmpl_ident;
 
-/* The method a constant attribute name names on a str, dict, list and
- * tuple (a tv_meth, or TVM_NONE), found when the template is compiled, so
- * that a render does not search the method table (tmpl_getattr_meths). */
+/* What a constant attribute name is on the built-in types, found when the
+ * template is compiled (tmpl_getattr_meths) so that a render does not
+ * search for it: the method it names on a str, dict, list and tuple (a
+ * tv_meth, or TVM_NONE); whether on a dict it can only be a key (no
+ * attribute of dict has that name); which attribute of `loop` it is (a
+ * tv_loop_attr, or 0). */
 typedef struct tmpl_attr_meths {
     u8 str, dict, list, tuple;
+    u8 dict_key;
+    u8 loop;
 } tmpl_attr_meths;
 
 typedef struct tmpl_kwarg {

@@ -139,7 +139,7 @@ static void emit_value(ev *e, tv v)
 }
 
 static int exec_body(ev *e, scope *s, const tmpl_list *body);
-static tv eval(ev *e, scope *s, const tmpl_node *n);
+static tv eval_node(ev *e, scope *s, const tmpl_node *n);
 
 /* The bytes of b from `start` on, copied into the arena (b->data may still
  * be NULL when nothing was written). */
@@ -191,6 +191,17 @@ static tv load_name(ev *e, scope *s, const tmpl_ident *id)
             return g;
         }
     return tv_undef_name(&e->rt, id->s);
+}
+
+/* An expression's value. Names and string literals, a third of what a
+ * template evaluates, are taken here without a call. */
+static inline tv eval(ev *e, scope *s, const tmpl_node *n)
+{
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_STR:  return tv_str(n->u.text);
+    case TMPL_NAME: return load_name(e, s, &n->u.name);
+    default:        return eval_node(e, s, n);
+    }
 }
 
 /* Python's unpacking of `v` into n targets. */
@@ -1070,7 +1081,7 @@ static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
 
 static bool is_chain_done(tv v) { return v.kind == TV_UNDEF && !v.u.undef; }
 
-static tv eval(ev *e, scope *s, const tmpl_node *n)
+static tv eval_node(ev *e, scope *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
     case TMPL_NONE:  return tv_none();
@@ -1100,7 +1111,16 @@ static tv eval(ev *e, scope *s, const tmpl_node *n)
     case TMPL_GETATTR: {
         tv obj = eval(e, s, n->u.getattr.obj);
         e->rt.line = n->line;
-        return tv_getattr_known(&e->rt, obj, n->u.getattr.attr.s, &n->u.getattr.meths);
+        const tmpl_attr_meths *m = &n->u.getattr.meths;
+        /* the common cases inline: a dict's key, a namespace attribute,
+         * loop.index0 and the like */
+        tv out;
+        if (((obj.kind == TV_DICT && m->dict_key) || obj.kind == TV_NS) &&
+            tv_dict_get_str_inline(obj.u.dict, n->u.getattr.attr.s, &out))
+            return out;
+        if (obj.kind == TV_LOOP && m->loop)
+            return tv_loop_attr_value(&e->rt, obj.u.loop, (tv_loop_attr)m->loop);
+        return tv_getattr_known(&e->rt, obj, n->u.getattr.attr.s, m);
     }
     case TMPL_GETITEM: {
         tv obj = eval(e, s, n->u.getitem.obj);

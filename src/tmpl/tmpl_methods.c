@@ -137,14 +137,6 @@ tv_meth tmpl_method_lookup(int kind, str name)
 
 _Static_assert(TVM_COUNT <= 256, "tmpl_attr_meths holds a tv_meth in a byte");
 
-tmpl_attr_meths tmpl_getattr_meths(str name)
-{
-    return (tmpl_attr_meths){
-        (u8)tmpl_method_lookup(TV_STR, name), (u8)tmpl_method_lookup(TV_DICT, name),
-        (u8)tmpl_method_lookup(TV_LIST, name), (u8)tmpl_method_lookup(TV_TUPLE, name),
-    };
-}
-
 /* ---- a call in progress -------------------------------------------------- */
 
 typedef struct call {

@@ -964,6 +964,54 @@ static bool dict_attr_candidate(str name)
     }
 }
 
+static tv_loop_attr loop_attr_of(str name)
+{
+    static const char *const names[] = {
+        [TVL_INDEX] = "index", [TVL_INDEX0] = "index0", [TVL_REVINDEX] = "revindex",
+        [TVL_REVINDEX0] = "revindex0", [TVL_FIRST] = "first", [TVL_LAST] = "last",
+        [TVL_LENGTH] = "length", [TVL_DEPTH] = "depth", [TVL_DEPTH0] = "depth0",
+        [TVL_PREVITEM] = "previtem", [TVL_NEXTITEM] = "nextitem",
+    };
+    for (int a = 1; a < (int)countof(names); a++)
+        if (str_eq(name, str_cstr(names[a])))
+            return (tv_loop_attr)a;
+    return TVL_NONE;
+}
+
+tv tv_loop_attr_value(tmpl_rt *rt, const tv_loop *l, tv_loop_attr a)
+{
+    switch (a) {
+    case TVL_INDEX:     return tv_int(l->i + 1);
+    case TVL_INDEX0:    return tv_int(l->i);
+    case TVL_REVINDEX:  return tv_int(l->n - l->i);
+    case TVL_REVINDEX0: return tv_int(l->n - l->i - 1);
+    case TVL_FIRST:     return tv_bool(l->i == 0);
+    case TVL_LAST:      return tv_bool(l->i == l->n - 1);
+    case TVL_LENGTH:    return tv_int(l->n);
+    case TVL_DEPTH:     return tv_int(l->depth0 + 1);
+    case TVL_DEPTH0:    return tv_int(l->depth0);
+    case TVL_PREVITEM:
+        return l->i > 0 ? l->items[l->i - 1] : tv_undef_hint(rt, "UndefinedError", "there is no previous item");
+    case TVL_NEXTITEM:
+        return l->i + 1 < l->n ? l->items[l->i + 1]
+                               : tv_undef_hint(rt, "UndefinedError", "there is no next item");
+    case TVL_NONE:
+        break;
+    }
+    return tv_undef_plain();
+}
+
+_Static_assert(TVM_COUNT <= 256, "tmpl_attr_meths holds a tv_meth in a byte");
+
+tmpl_attr_meths tmpl_getattr_meths(str name)
+{
+    return (tmpl_attr_meths){
+        (u8)tmpl_method_lookup(TV_STR, name), (u8)tmpl_method_lookup(TV_DICT, name),
+        (u8)tmpl_method_lookup(TV_LIST, name), (u8)tmpl_method_lookup(TV_TUPLE, name),
+        (u8)!dict_attr_candidate(name), (u8)loop_attr_of(name),
+    };
+}
+
 /* A Python attribute of obj that exists, or false. Sets *out. */
 static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known, tv *out)
 {
@@ -1004,24 +1052,9 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
     case TV_NS:
         return tv_dict_get_str(obj.u.dict, name, out);
     case TV_LOOP: {
-        const tv_loop *l = obj.u.loop;
-        if (str_eq(name, S("index")))     { *out = tv_int(l->i + 1); return true; }
-        if (str_eq(name, S("index0")))    { *out = tv_int(l->i); return true; }
-        if (str_eq(name, S("revindex")))  { *out = tv_int(l->n - l->i); return true; }
-        if (str_eq(name, S("revindex0"))) { *out = tv_int(l->n - l->i - 1); return true; }
-        if (str_eq(name, S("first")))     { *out = tv_bool(l->i == 0); return true; }
-        if (str_eq(name, S("last")))      { *out = tv_bool(l->i == l->n - 1); return true; }
-        if (str_eq(name, S("length")))    { *out = tv_int(l->n); return true; }
-        if (str_eq(name, S("depth")))     { *out = tv_int(l->depth0 + 1); return true; }
-        if (str_eq(name, S("depth0")))    { *out = tv_int(l->depth0); return true; }
-        if (str_eq(name, S("previtem"))) {
-            *out = l->i > 0 ? l->items[l->i - 1]
-                            : tv_undef_hint(rt, "UndefinedError", "there is no previous item");
-            return true;
-        }
-        if (str_eq(name, S("nextitem"))) {
-            *out = l->i + 1 < l->n ? l->items[l->i + 1]
-                                   : tv_undef_hint(rt, "UndefinedError", "there is no next item");
+        tv_loop_attr la = known ? (tv_loop_attr)known->loop : loop_attr_of(name);
+        if (la != TVL_NONE) {
+            *out = tv_loop_attr_value(rt, obj.u.loop, la);
             return true;
         }
         tv_meth m = tmpl_method_lookup(TV_LOOP, name);
@@ -1041,29 +1074,14 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
     }
 }
 
-/* d[key] for a str key, the small dicts' scan inline. */
-static inline bool dict_get_str(const tv_dict *d, str key, tv *out)
-{
-    if (d->index)
-        return tv_dict_get(d, tv_str(key), out);
-    for (iz k = 0; k < d->n; k++) {
-        const tv *ek = &d->e[k].key;
-        if (ek->kind == TV_STR && str_eq(ek->u.s, key)) {
-            *out = d->e[k].val;
-            return true;
-        }
-    }
-    return false;
-}
-
 tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known)
 {
     tv out;
     /* The common case first: a key of a dict (a name that is no attribute
      * of dict) or a namespace attribute, as python_attr and tv_getattr
      * would find it. */
-    if ((obj.kind == TV_DICT && !dict_attr_candidate(name)) || obj.kind == TV_NS)
-        return dict_get_str(obj.u.dict, name, &out) ? out : tv_undef_attr(rt, obj, tv_str(name));
+    if ((obj.kind == TV_DICT && known->dict_key) || obj.kind == TV_NS)
+        return tv_dict_get_str_inline(obj.u.dict, name, &out) ? out : tv_undef_attr(rt, obj, tv_str(name));
     if (obj.kind == TV_UNDEF)
         tv_undef_raise(rt, obj);
     if (python_attr(rt, obj, name, known, &out))

@@ -137,6 +137,12 @@ struct tv_undef {
     const char *exc;
 };
 
+/* The attributes of `loop` that are values (not methods). */
+typedef enum tv_loop_attr {
+    TVL_NONE = 0, TVL_INDEX, TVL_INDEX0, TVL_REVINDEX, TVL_REVINDEX0, TVL_FIRST, TVL_LAST,
+    TVL_LENGTH, TVL_DEPTH, TVL_DEPTH0, TVL_PREVITEM, TVL_NEXTITEM,
+} tv_loop_attr;
+
 /* A loop's state as the template sees it through `loop`. */
 struct tv_loop {
     const tv *items;       /* all items of the (filtered) iterable */
@@ -358,8 +364,26 @@ tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args);
 /* The method `name` of a value of kind `kind` (TV_STR, TV_DICT, TV_LIST,
  * TV_TUPLE, TV_LOOP, TV_CYCLER), or TVM_NONE. */
 tv_meth tmpl_method_lookup(int kind, str name);
-/* tmpl_method_lookup of `name` for each of str, dict, list and tuple. */
+/* What `name` is on the built-in types (tmpl_attr_meths). */
 tmpl_attr_meths tmpl_getattr_meths(str name);
+/* loop.<attribute> (a TVL_* other than TVL_NONE). */
+tv tv_loop_attr_value(tmpl_rt *rt, const tv_loop *l, tv_loop_attr a);
+
+/* d[key] for a str key, a small dict's scan inline; true and *out set when
+ * present. The same as tv_dict_get_str. */
+static inline bool tv_dict_get_str_inline(const tv_dict *d, str key, tv *out)
+{
+    if (d->index)
+        return tv_dict_get_str(d, key, out);
+    for (iz k = 0; k < d->n; k++) {
+        const tv *ek = &d->e[k].key;
+        if (ek->kind == TV_STR && str_eq(ek->u.s, key)) {
+            *out = d->e[k].val;
+            return true;
+        }
+    }
+    return false;
+}
 
 /* Filters and tests (tmpl_filters.c). `v` is the filtered value; `id` a
  * tmpl_filter_id / tmpl_test_id (never UNKNOWN: the evaluator raises for
