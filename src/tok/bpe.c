@@ -475,3 +475,17 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
     }
     return bpe_word_slow(t, w, word, h, count, want_ids, e);
 }
+
+int bpe_each_word(void *ctx, str word)
+{
+    const bpe_words *c = ctx;
+    tok_work *w = c->w;
+    if (!c->want_ids && word.len >= 2 && word.len <= L1_KEY && w->l1) {
+        const l1_slot *l1 = l1_find(w, word, hash_str(word) | 1);
+        if (l1) {
+            *c->count += l1->n;
+            return ERR_OK;
+        }
+    }
+    return bpe_word(c->t, w, word, c->count, c->want_ids, c->e);
+}

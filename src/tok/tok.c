@@ -144,13 +144,6 @@ static void emit_id(run_ctx *c, u32 id)
     }
 }
 
-/* A pre-token: its ids. */
-static int on_word(void *ctx, str word)
-{
-    run_ctx *c = ctx;
-    return bpe_word(c->t, c->w, word, &c->count, c->want_ids, c->e);
-}
-
 /* A piece of normalized text between normalized added tokens. */
 static int on_normalized(void *ctx, str piece, iz off, i32 id)
 {
@@ -164,7 +157,8 @@ static int on_normalized(void *ctx, str piece, iz off, i32 id)
     if (!t->pretok)
         return bpe_word(t, w, piece, &c->count, c->want_ids, c->e);
     arena_mark m = arena_save(&w->scratch);
-    int rc = tok_pretok_each(t->pretok, w, piece, c->seg_at_origin && off == 0, on_word, c, c->e);
+    bpe_words bw = {t, w, &c->count, c->want_ids, c->e};
+    int rc = tok_pretok_each(t->pretok, w, piece, c->seg_at_origin && off == 0, bpe_each_word, &bw, c->e);
     arena_restore(&w->scratch, m);
     return rc;
 }

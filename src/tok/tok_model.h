@@ -139,6 +139,16 @@ int  added_split(const tok *t, const added_trie *tr, str s, added_emit emit, voi
  * *ids (grown in w) or only counts when ids is NULL. Returns ERR_OK or an
  * error code (unk token missing from the vocab). */
 int  bpe_word(const tok *t, tok_work *w, str piece, i64 *count, bool want_ids, err *e);
+/* bpe_word as a consumer of pre-tokens (tok_piece_fn), ctx a bpe_words;
+ * when only counting, a word the first-level cache has costs no more. */
+typedef struct bpe_words {
+    const tok *t;
+    tok_work  *w;
+    i64       *count;
+    bool       want_ids;
+    err       *e;
+} bpe_words;
+int  bpe_each_word(void *ctx, str word);
 void bpe_work_fini(tok_work *w);
 
 /* decode.c */
