@@ -85,7 +85,7 @@ static ALWAYS_INLINE iz fast_match_in(const u8 *s, iz n, iz i, int max_digits, b
     const u8 *k = ascii_cls;
     enum { NA = 0x80 };   /* a non-ASCII byte: its class is unknown here */
 #define CL(j) (ascii || s[j] < 0x80 ? k[s[j]] : NA)
-#define NEED(c) do { if ((c) & NA) return -1; } while (0)
+#define NEED(c) do { if (!ascii && ((c) & NA)) return -1; } while (0)
     u8 c = s[i];
     u8 ci = CL(i);
     NEED(ci);
