@@ -1081,6 +1081,17 @@ static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
 
 static bool is_chain_done(tv v) { return v.kind == TV_UNDEF && !v.u.undef; }
 
+/* `a if b` when b is false: Jinja's Undefined with its hint (out of
+ * eval_node, whose frame stays small without the message buffer). */
+static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
+{
+    char hint[160];
+    snprintf(hint, sizeof hint,
+             "the inline if-expression on line %d evaluated to false and no else section was defined.",
+             (int)n->line);
+    return tv_undef_hint(&e->rt, "UndefinedError", (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
+}
+
 static tv eval_node(ev *e, scope *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
@@ -1254,12 +1265,7 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
             return eval(e, s, n->u.cond.then);
         if (n->u.cond.orelse)
             return eval(e, s, n->u.cond.orelse);
-        char hint[160];
-        snprintf(hint, sizeof hint,
-                 "the inline if-expression on line %d evaluated to false and no else section was defined.",
-                 (int)n->line);
-        return tv_undef_hint(&e->rt, "UndefinedError",
-                             (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
+        return cond_undefined(e, n);
     }
     default:
         tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the expression %s", tmpl_kind_name((tmpl_kind)n->kind));
