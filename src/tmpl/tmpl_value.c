@@ -193,7 +193,8 @@ tv tv_pair(tmpl_rt *rt, tv a, tv b)
 
 tv tv_dict_new(tmpl_rt *rt, iz cap)
 {
-    tv_dict *d = NEW(rt->a, tv_dict, 1);
+    tv_dict *d = NEW_NZ(rt->a, tv_dict, 1);
+    *d = (tv_dict){0};
     if (cap > 0) {
         d->e = NEW_NZ(rt->a, tv_entry, cap);
         d->cap = cap;
@@ -370,12 +371,13 @@ bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
  * occurrences of a key take the bytes of its first one (in the context's
  * JSON, which outlives the render), so the lookups of a render compare
  * against a few bytes that stay in cache instead of bytes spread over the
- * whole context. A small direct-mapped table; long keys stay. */
-enum { KEY_SLOTS = 64, KEY_MAX = 32 };
+ * whole context. A small direct-mapped table; long keys stay. A small
+ * context (its first KEY_FEW members) is not worth it and keeps its keys. */
+enum { KEY_SLOTS = 64, KEY_MAX = 32, KEY_FEW = 32 };
 
 static str intern_key(tmpl_rt *rt, str k)
 {
-    if (k.len == 0 || k.len > KEY_MAX)
+    if (k.len == 0 || k.len > KEY_MAX || ++rt->nkeys <= KEY_FEW)
         return k;
     if (!rt->keys)
         rt->keys = NEW(rt->a, str, KEY_SLOTS);
@@ -423,16 +425,19 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
          * as json.loads builds the dict; pyfmt_json_dumps writes a tree
          * with repeated keys the same way, so the tree stays the origin. */
         tv v = tv_dict_new(rt, j->u.obj.n);
+        tv_dict *d = v.u.dict;
         for (iz i = 0; i < j->u.obj.n; i++) {
             const json_member *m = &j->u.obj.members[i];
             tv key = tv_str(intern_key(rt, m->key)), val = from_json(rt, &m->val, depth + 1);
-            iz k = dict_find(v.u.dict, key);
+            iz k = dict_find(d, key);
             if (k >= 0)
-                v.u.dict->e[k].val = val;
+                d->e[k].val = val;
+            else if (!d->index && d->n < DICT_LINEAR)
+                d->e[d->n++] = (tv_entry){key, val, 0};   /* dict_append's small case */
             else
-                dict_append(rt, v.u.dict, key, val);
+                dict_append(rt, d, key, val);
         }
-        v.u.dict->origin = j;
+        d->origin = j;
         return v;
     }
     }
