@@ -54,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (iz k = 0; k < v->u.obj.n && nv < FUZZ_MAX_VARS; k++) {
                 vars[nv].name = v->u.obj.members[k].key;
                 vars[nv].value = &v->u.obj.members[k].val;
+                vars[nv].sym = 0;
                 nv++;
             }
     }

@@ -134,6 +134,46 @@ static void test_error_keeps_output(void)
     arena_fini(&scratch);
 }
 
+/* A variable's symbol given by the caller (tmpl_var.sym): used when it
+ * names the variable, looked up again when it does not, and -1 means the
+ * template never names it. */
+static void test_var_sym_hints(void)
+{
+    arena perm, scratch;
+    arena_init(&perm, 0);
+    arena_init(&scratch, 0);
+    err ce = {0};
+    tmpl_prog *p = tmpl_compile(&perm, S("{{ a }}-{{ b }}-{{ c is defined }}"), &ce, NULL);
+    REQUIRE(p);
+    i32 sa = tmpl_sym_find(p, S("a")), sb = tmpl_sym_find(p, S("b")), sc = tmpl_sym_find(p, S("c"));
+    REQUIRE(sa >= 0 && sb >= 0 && sc >= 0);
+    err e = {0};
+    json *one = json_parse(&perm, S("1"), NULL, &e), *two = json_parse(&perm, S("2"), NULL, &e),
+         *three = json_parse(&perm, S("3"), NULL, &e);
+    REQUIRE(one && two && three);
+    struct {
+        i32 ha, hb, hc;
+        const char *want;
+    } cases[] = {
+        {0, 0, 0, "1-2-True"},                      /* looked up */
+        {sa + 1, sb + 1, sc + 1, "1-2-True"},       /* right hints */
+        {sb + 1, sa + 1, 0, "1-2-True"},            /* wrong ones: looked up */
+        {1000, -5, 0, "1--True"},                   /* out of range: looked up; -5: absent */
+        {0, 0, -1, "1-2-False"},                    /* c said absent */
+    };
+    buf out = {0};
+    for (iz k = 0; k < countof(cases); k++) {
+        tmpl_var v[3] = {{S("a"), one, cases[k].ha}, {S("b"), two, cases[k].hb}, {S("c"), three, cases[k].hc}};
+        tmpl_error te;
+        out.len = 0;
+        EXPECT_EQ(tmpl_render(p, v, 3, NULL, &scratch, &out, &te), ERR_OK);
+        EXPECT_STR(buf_view(&out), str_cstr(cases[k].want));
+    }
+    buf_free(&out);
+    arena_fini(&scratch);
+    arena_fini(&perm);
+}
+
 static void test_limits(void)
 {
     arena perm, scratch;
@@ -177,5 +217,6 @@ int main(void)
     RUN(test_cases);
     RUN(test_error_keeps_output);
     RUN(test_limits);
+    RUN(test_var_sym_hints);
     return test_done();
 }

@@ -15,6 +15,8 @@ typedef struct chat_one {
     tmpl_prog *prog;    /* NULL when it failed to compile */
     err        cerr;    /* the compile error then */
     tmpl_diag  diag;
+    i32       *var_sym; /* tmpl_var.sym of the four fixed names, then of the
+                           special tokens, in this program */
 } chat_one;
 
 struct chat_tmpl {
@@ -351,17 +353,41 @@ static chat_tmpl *load(arena *perm, const char *path, const char *template_file,
     return ct;
 }
 
+/* The symbols of the variables every render passes, found once. */
+static void find_var_syms(chat_tmpl *ct, arena *perm)
+{
+    for (i32 k = 0; k < ct->nt; k++) {
+        chat_one *one = &ct->t[k];
+        if (!one->prog)
+            continue;
+        one->var_sym = NEW(perm, i32, countof(fixed_names) + ct->nspecial);
+        for (i32 j = 0; j < (i32)countof(fixed_names) + ct->nspecial; j++) {
+            str name = j < (i32)countof(fixed_names) ? fixed_names[j] : ct->special[j - countof(fixed_names)].name;
+            i32 sym = tmpl_sym_find(one->prog, name);
+            one->var_sym[j] = sym >= 0 ? sym + 1 : -1;
+        }
+    }
+}
+
+static chat_tmpl *load_all(arena *perm, const char *path, const char *template_file, err *e)
+{
+    chat_tmpl *ct = load(perm, path, template_file, e);
+    if (ct)
+        find_var_syms(ct, perm);
+    return ct;
+}
+
 chat_tmpl *chat_tmpl_load(arena *perm, const char *path, const char *template_file, err *e)
 {
     /* Out of memory in perm: take the caller's jump when it set one, else
      * turn the arena's NULL into ERR_NOMEM with our own jump. */
     if (perm->oom)
-        return load(perm, path, template_file, e);
+        return load_all(perm, path, template_file, e);
     jmp_buf jb;
     perm->oom = &jb;
     chat_tmpl *ct = NULL;
     if (setjmp(jb) == 0)
-        ct = load(perm, path, template_file, e);
+        ct = load_all(perm, path, template_file, e);
     else
         err_set(e, ERR_NOMEM, -1, "out of memory loading the chat template of %s", path);
     perm->oom = NULL;
@@ -566,16 +592,19 @@ static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opt
     if (!vars)
         return fail_with(te, NULL, ERR_NOMEM, "out of memory");
     i32 n = 0;
-    vars[n++] = (tmpl_var){S("messages"), messages};
-    vars[n++] = (tmpl_var){S("tools"), tools};
-    vars[n++] = (tmpl_var){S("documents"), documents};
-    vars[n++] = (tmpl_var){S("add_generation_prompt"), agp};
-    for (i32 k = 0; k < ct->nspecial; k++)
-        vars[n++] = ct->special[k];
+    const i32 *vs = one ? one->var_sym : NULL;
+    vars[n++] = (tmpl_var){S("messages"), messages, vs ? vs[0] : 0};
+    vars[n++] = (tmpl_var){S("tools"), tools, vs ? vs[1] : 0};
+    vars[n++] = (tmpl_var){S("documents"), documents, vs ? vs[2] : 0};
+    vars[n++] = (tmpl_var){S("add_generation_prompt"), agp, vs ? vs[3] : 0};
+    for (i32 k = 0; k < ct->nspecial; k++) {
+        vars[n] = ct->special[k];
+        vars[n++].sym = vs ? vs[countof(fixed_names) + k] : 0;
+    }
     for (iz k = 0; k < nkw; k++) {
         const json_member *m = &kw->u.obj.members[k];
         if (!is_dropped(m->key))
-            vars[n++] = (tmpl_var){m->key, &m->val};
+            vars[n++] = (tmpl_var){m->key, &m->val, 0};
     }
     return tmpl_render(prog, vars, n, o, scratch, out, te);
 }

@@ -82,10 +82,14 @@ void tmpl_dump_expr(buf *b, const tmpl_node *n, unsigned flags);
 
 /* A variable of a render: its name and a JSON value (objects become
  * dicts keeping key order, numbers keep int vs float and big ints). When a
- * name repeats, the later one wins (kwargs over special tokens). */
+ * name repeats, the later one wins (kwargs over special tokens). `sym` may
+ * carry what tmpl_sym_find said of the name for this program, found once
+ * by a caller that renders it many times: 1 + the symbol, or -1 when the
+ * template never names it; 0 (the default) has tmpl_render look it up. */
 typedef struct tmpl_var {
     str         name;
     const json *value;
+    i32         sym;
 } tmpl_var;
 
 typedef struct tmpl_render_opts {

@@ -1643,7 +1643,13 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
     root->has = p->nsyms ? NEW(scratch, u8, p->nsyms) : NULL;
     e->root = root;
     for (i32 i = 0; i < nvars; i++) {
-        i32 sym = tmpl_sym_find(p, vars[i].name);
+        i32 sym = vars[i].sym;
+        if (sym > 0 && sym <= p->nsyms && str_eq(p->syms[sym - 1], vars[i].name))
+            sym--;                                   /* the caller's, checked */
+        else if (sym >= 0)
+            sym = tmpl_sym_find(p, vars[i].name);
+        else
+            sym = -1;                                /* the caller found it absent */
         if (sym < 0)
             continue;
         scope_set(e, root, sym, tv_from_json(&e->rt, vars[i].value));
