@@ -538,18 +538,29 @@ static tv binop(ev *e, int op, tv a, tv b)
 /* ---- calls ------------------------------------------------------------- */
 
 /* Arguments being collected: positional then keyword, in the arena. */
+/* The arguments of a call being evaluated; a few of them in the struct
+ * itself (it lives in the caller's frame for the call). */
+enum { ARGV_INLINE = 4 };
+
 typedef struct argv {
     tv  *pos;
     i32  npos, cpos;
     str *kwname;
     tv  *kw;
     i32  nkw, ckw;
+    tv   ipos[ARGV_INLINE];
 } argv;
 
 static void argv_pos(ev *e, argv *a, tv v)
 {
     if (a->npos == a->cpos) {
-        i32 cap = a->cpos ? a->cpos * 2 : 4;
+        if (!a->cpos) {
+            a->pos = a->ipos;
+            a->cpos = ARGV_INLINE;
+            a->pos[a->npos++] = v;
+            return;
+        }
+        i32 cap = a->cpos * 2;
         tv *p = NEW_NZ(e->rt.a, tv, cap);
         if (a->npos) memcpy(p, a->pos, sizeof *p * (size_t)a->npos);
         a->pos = p;
@@ -1081,6 +1092,21 @@ static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
 
 static bool is_chain_done(tv v) { return v.kind == TV_UNDEF && !v.u.undef; }
 
+/* obj.name of a GETATTR node n, obj evaluated: the common cases inline (a
+ * dict's key, a namespace attribute, loop.index0 and the like). */
+static ALWAYS_INLINE tv getattr_of(ev *e, const tmpl_node *n, tv obj)
+{
+    e->rt.line = n->line;
+    const tmpl_attr_meths *m = &n->u.getattr.meths;
+    tv out;
+    if (((obj.kind == TV_DICT && m->dict_key) || obj.kind == TV_NS) &&
+        tv_dict_get_str_inline(obj.u.dict, n->u.getattr.attr.s, &out))
+        return out;
+    if (obj.kind == TV_LOOP && m->loop)
+        return tv_loop_attr_value(&e->rt, obj.u.loop, (tv_loop_attr)m->loop);
+    return tv_getattr_known(&e->rt, obj, n->u.getattr.attr.s, m);
+}
+
 /* `a if b` when b is false: Jinja's Undefined with its hint (out of
  * eval_node, whose frame stays small without the message buffer). */
 static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
@@ -1119,20 +1145,8 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
         }
         return r;
     }
-    case TMPL_GETATTR: {
-        tv obj = eval(e, s, n->u.getattr.obj);
-        e->rt.line = n->line;
-        const tmpl_attr_meths *m = &n->u.getattr.meths;
-        /* the common cases inline: a dict's key, a namespace attribute,
-         * loop.index0 and the like */
-        tv out;
-        if (((obj.kind == TV_DICT && m->dict_key) || obj.kind == TV_NS) &&
-            tv_dict_get_str_inline(obj.u.dict, n->u.getattr.attr.s, &out))
-            return out;
-        if (obj.kind == TV_LOOP && m->loop)
-            return tv_loop_attr_value(&e->rt, obj.u.loop, (tv_loop_attr)m->loop);
-        return tv_getattr_known(&e->rt, obj, n->u.getattr.attr.s, m);
-    }
+    case TMPL_GETATTR:
+        return getattr_of(e, n, eval(e, s, n->u.getattr.obj));
     case TMPL_GETITEM: {
         tv obj = eval(e, s, n->u.getitem.obj);
         const tmpl_node *ix = n->u.getitem.index;
@@ -1160,7 +1174,25 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
         return tv_getitem(&e->rt, obj, key);
     }
     case TMPL_CALL: {
-        tv callee = eval(e, s, n->u.call.callee);
+        const tmpl_node *cn = n->u.call.callee;
+        tv callee;
+        if (cn->kind == TMPL_GETATTR && cn->u.getattr.meths.str) {
+            /* s.strip('\n') and the like: the method called without a
+             * bound method made first (on a str, a name with a method
+             * is that method, whatever else) */
+            tv obj = eval(e, s, cn->u.getattr.obj);
+            if (obj.kind == TV_STR) {
+                tv_method direct = {obj, cn->u.getattr.meths.str};
+                argv a = {0};
+                eval_args(e, s, &n->u.call.args, &a);
+                e->rt.line = n->line;
+                tv_args args = args_view(&a);
+                return tmpl_method_call(&e->rt, &direct, &args);
+            }
+            callee = getattr_of(e, cn, obj);
+        } else {
+            callee = eval(e, s, cn);
+        }
         argv a = {0};
         eval_args(e, s, &n->u.call.args, &a);
         e->rt.line = n->line;
