@@ -65,11 +65,12 @@ const json *json_get_type(const json *obj, str key, json_type t);
 const char *json_type_name(json_type t);
 static inline bool json_is(const json *v, json_type t) { return v && v->type == t; }
 
-/* True when one of the 8 bytes of w (as loaded from memory) is '"', '\\',
- * a control character, DEL or not ASCII: the bytes a JSON string reader or
- * writer must look at. Scanners test 8 bytes at a time with it and look at
- * the bytes one by one only where it says so (a false alarm costs a detour). */
-static inline bool json_swar_special(u64 w)
+/* Flags the bytes among the 8 of w (as loaded from memory) that are '"',
+ * '\\', a control character, DEL or not ASCII, the bytes a JSON string
+ * reader or writer must look at, with their high bit (and may flag more
+ * above the first, see json_swar_first); 0 when there is none. Scanners
+ * go 8 bytes at a time with it. */
+static inline u64 json_swar_mask(u64 w)
 {
     const u64 ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     u64 q = w ^ (ones * '"'), b = w ^ (ones * '\\');
@@ -77,7 +78,22 @@ static inline bool json_swar_special(u64 w)
     u64 has_b = (b - ones) & ~b;          /* a backslash */
     u64 has_c = w - ones * 0x20;          /* a byte below 0x20 borrows */
     u64 has_d = w + ones;                 /* DEL (0x7f) carries into the high bit */
-    return ((has_q | has_b | has_c | has_d | w) & high) != 0;
+    return (has_q | has_b | has_c | has_d | w) & high;
+}
+
+/* Where the first byte to look at is among the 8 bytes loaded into w (w
+ * as memcpy loads it), given json_swar_mask(w) != 0: a flag can be false
+ * only above a true one (each test's borrow or carry runs upwards from a
+ * byte it rightly flags), so the lowest flag is right. -1 where the byte
+ * order is not known: scan from the first byte then. */
+static inline int json_swar_first(u64 mask)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_ctzll(mask) >> 3;
+#else
+    (void)mask;
+    return 0;
+#endif
 }
 
 /* Writes s as a JSON string literal (UTF-8 kept, control characters and

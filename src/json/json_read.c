@@ -118,8 +118,11 @@ static str parse_string(parser *p)
         while (i + 8 <= p->n) {
             u64 w;
             memcpy(&w, s + i, 8);
-            if (json_swar_special(w))
+            u64 m = json_swar_mask(w);
+            if (m) {
+                i += json_swar_first(m);
                 break;
+            }
             i += 8;
         }
         if (i >= p->n)

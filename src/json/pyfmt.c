@@ -956,9 +956,14 @@ static u8 *json_str_at(u8 *q, str s, bool ensure_ascii)
         while (i + 8 <= s.len) {
             u64 w;
             memcpy(&w, s.s + i, 8);
-            if (json_swar_special(w))
+            memcpy(q, &w, 8);   /* room: 6 bytes per input byte */
+            u64 m = json_swar_mask(w);
+            if (m) {
+                int k = json_swar_first(m);   /* the plain bytes before it stay */
+                q += k;
+                i += k;
                 break;
-            memcpy(q, &w, 8);
+            }
             q += 8;
             i += 8;
         }
