@@ -6,6 +6,7 @@
  * A per-thread cache maps short words to their ids. */
 #include <stdlib.h>
 #include "tok_model.h"
+#include "split_fast.h"
 #include "../base/hash.h"
 #include "../base/utf8.h"
 
@@ -488,4 +489,26 @@ int bpe_each_word(void *ctx, str word)
         }
     }
     return bpe_word(c->t, w, word, c->count, c->want_ids, c->e);
+}
+
+int bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *count, err *e)
+{
+    const u8 *s = text.s;
+    iz n = text.len;
+    for (iz i = 0; i < n;) {
+        iz end = fast_match_ascii(s, n, i, digits);   /* > i: the text is ASCII */
+        str word = str_cut(text, i, end);
+        i = end;
+        if (word.len >= 2 && word.len <= L1_KEY && w->l1) {
+            const l1_slot *l1 = l1_find(w, word, hash_str(word) | 1);
+            if (l1) {
+                *count += l1->n;
+                continue;
+            }
+        }
+        int rc = bpe_word(t, w, word, count, false, e);
+        if (rc)
+            return rc;
+    }
+    return ERR_OK;
 }

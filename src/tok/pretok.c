@@ -385,6 +385,7 @@ tok_pretok *tok_pretok_parse(arena *perm, const json *j, const char *path, err *
 }
 
 bool tok_pretok_byte_level(const tok_pretok *p) { return p && p->byte_level; }
+const tok_regex *tok_pretok_one_split(const tok_pretok *p) { return p ? p->one_split : NULL; }
 bool tok_pretok_changes_text(const tok_pretok *p) { return p && p->changes; }
 
 /* ---- running ---------------------------------------------------------

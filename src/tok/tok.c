@@ -156,6 +156,11 @@ static int on_normalized(void *ctx, str piece, iz off, i32 id)
     tok_work *w = c->w;
     if (!t->pretok)
         return bpe_word(t, w, piece, &c->count, c->want_ids, c->e);
+    /* Counting an all-ASCII piece with Llama 3's or Qwen's split: one loop */
+    const tok_regex *re = c->want_ids ? NULL : tok_pretok_one_split(t->pretok);
+    int digits = re ? tok_regex_fast_digits(re, w) : 0;
+    if (digits && utf8_ascii_prefix(piece) == piece.len)
+        return bpe_count_split_ascii(t, w, piece, digits, &c->count, c->e);
     arena_mark m = arena_save(&w->scratch);
     bpe_words bw = {t, w, &c->count, c->want_ids, c->e};
     int rc = tok_pretok_each(t->pretok, w, piece, c->seg_at_origin && off == 0, bpe_each_word, &bw, c->e);

@@ -74,6 +74,9 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
  * *rc to what it returned (stopping at the first non-zero). Returns false,
  * doing nothing, for other patterns and subjects: use tok_regex_find. */
 bool tok_regex_each_ascii(const tok_regex *re, tok_work *w, str s, tok_piece_fn *each, void *ctx, int *rc);
+/* For a pattern split_fast.h matches by hand: its \p{N}{1,k} (3 for Llama
+ * 3's, 1 for Qwen's); 0 for the others (or when w turned the matchers off). */
+int tok_regex_fast_digits(const tok_regex *re, const tok_work *w);
 void tok_regex_work_fini(tok_work *w);
 
 /* ---- normalize.c: the "normalizer" of tokenizer.json -------------------- */
@@ -105,6 +108,9 @@ int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok
  * a non-zero return stops the run and is returned. */
 int tok_pretok_each(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_piece_fn *each, void *ctx,
                     err *e);
+/* The regex of a chain that is one Isolated split (see tok_pretok_each), or
+ * NULL. */
+const tok_regex *tok_pretok_one_split(const tok_pretok *p);
 /* Whether a ByteLevel step is part of the chain. */
 bool tok_pretok_byte_level(const tok_pretok *p);
 /* Whether the chain can change the text of the pieces (Metaspace replacing,

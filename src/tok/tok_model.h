@@ -149,6 +149,11 @@ typedef struct bpe_words {
     err       *e;
 } bpe_words;
 int  bpe_each_word(void *ctx, str word);
+/* Adds to *count the tokens of an all-ASCII `text` whose pre-tokenizer is
+ * one Isolated split by a pattern split_fast.h matches (`digits` from
+ * tok_regex_fast_digits): the same as tok_pretok_each with bpe_each_word,
+ * in one loop. */
+int  bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *count, err *e);
 void bpe_work_fini(tok_work *w);
 
 /* decode.c */
