@@ -19,12 +19,15 @@ typedef struct {
     int        depth, max_depth;
     err       *e;
     jmp_buf    fail;
-    /* scratch stacks for open containers */
-    json       *vals;
+    /* scratch stacks for open containers: first in json_parse's frame
+     * (vals0, mems0: a small document needs no heap), then on the heap */
+    json       *vals, *vals0;
     iz          nvals, capvals;
-    json_member *mems;
+    json_member *mems, *mems0;
     iz          nmems, capmems;
 } parser;
+
+enum { STACK0 = 16 };   /* entries of the stacks in json_parse's frame */
 
 static void describe(const parser *p, iz at, char *out, size_t cap)
 {
@@ -70,17 +73,26 @@ static void skip_ws(parser *p)
     }
 }
 
-static void *stack_grow(parser *p, void *base, iz size, iz n, iz *cap)
+static void *stack_grow(parser *p, void *base, const void *frame, iz size, iz n, iz *cap)
 {
-    iz c = *cap ? *cap * 2 : 64;
-    void *q = realloc(base, (size_t)(c * size));
+    iz c = *cap < 64 ? 64 : *cap * 2;
+    void *q = base == frame ? malloc((size_t)(c * size)) : realloc(base, (size_t)(c * size));
     if (!q) {
         err_set(p->e, ERR_NOMEM, p->i, "out of memory");
         longjmp(p->fail, 1);
     }
-    (void)n;
+    if (base == frame && n)
+        memcpy(q, base, (size_t)(n * size));
     *cap = c;
     return q;
+}
+
+static void stacks_free(parser *p)
+{
+    if (p->vals != p->vals0)
+        free(p->vals);
+    if (p->mems != p->mems0)
+        free(p->mems);
 }
 
 static int hexval(u8 c)
@@ -285,7 +297,7 @@ static void parse_array(parser *p, json *v)
         json item;
         parse_value(p, &item);
         if (p->nvals == p->capvals)
-            p->vals = stack_grow(p, p->vals, sizeof(json), p->nvals, &p->capvals);
+            p->vals = stack_grow(p, p->vals, p->vals0, sizeof(json), p->nvals, &p->capvals);
         p->vals[p->nvals++] = item;
         skip_ws(p);
         if (p->i < p->n && p->s[p->i] == ',') {
@@ -327,7 +339,7 @@ static void parse_object(parser *p, json *v)
         p->i++;
         parse_value(p, &m.val);
         if (p->nmems == p->capmems)
-            p->mems = stack_grow(p, p->mems, sizeof(json_member), p->nmems, &p->capmems);
+            p->mems = stack_grow(p, p->mems, p->mems0, sizeof(json_member), p->nmems, &p->capmems);
         p->mems[p->nmems++] = m;
         skip_ws(p);
         if (p->i < p->n && p->s[p->i] == ',') {
@@ -396,6 +408,11 @@ static void parse_value(parser *p, json *v)
 json *json_parse(arena *a, str src, const json_opts *opt, err *e)
 {
     parser p = {0};
+    json vals0[STACK0];
+    json_member mems0[STACK0];
+    p.vals = p.vals0 = vals0;
+    p.mems = p.mems0 = mems0;
+    p.capvals = p.capmems = STACK0;
     p.a = a;
     p.s = src.s;
     p.n = src.len;
@@ -408,8 +425,7 @@ json *json_parse(arena *a, str src, const json_opts *opt, err *e)
         if (a->oom == &p.fail && (!e || e->code == ERR_OK || e->code == 0))
             err_set(e, ERR_NOMEM, p.i, "out of memory");
         a->oom = saved;
-        free(p.vals);
-        free(p.mems);
+        stacks_free(&p);
         return NULL;
     }
     if (e)
@@ -421,7 +437,6 @@ json *json_parse(arena *a, str src, const json_opts *opt, err *e)
     if (p.i != p.n)
         fail(&p, p.i, ERR_SYNTAX, "unexpected data after the JSON value");
     a->oom = saved;
-    free(p.vals);
-    free(p.mems);
+    stacks_free(&p);
     return root;
 }
