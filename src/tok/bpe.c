@@ -32,7 +32,8 @@ typedef u64 mrg;
  * can change a result. */
 
 enum {
-    L1_SLOTS = 1 << 14,             /* x 64 bytes = 1 MiB */
+    L1_BITS  = 14,
+    L1_SLOTS = 1 << L1_BITS,        /* x 64 bytes = 1 MiB */
     L1_KEY   = 32,
     L1_IDS   = 5,
 };
@@ -65,19 +66,54 @@ static inline bool key_eq(const u8 *a, const u8 *b, iz n)
     return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
 }
 
-static inline l1_slot *l1_find(tok_work *w, str word, u64 h)
+/* The first level's own hash of a word of 1 to L1_KEY bytes, cheaper than
+ * hash_str: word loads that cover every byte, one multiply; the slot is
+ * taken from its high bits. A weak hash only costs misses: a hit compares
+ * the key. Never 0 (an empty slot). */
+static inline u64 l1_hash(str word)
 {
-    l1_slot *s = &w->l1->slots[h & (L1_SLOTS - 1)];
-    if (s->h == h && s->len == word.len && word.len <= L1_KEY && key_eq(s->key, word.s, word.len))
+    const u8 *p = word.s;
+    iz n = word.len;
+    u64 a, b;
+    if (n >= 8) {
+        a = hash_load8(p);
+        b = hash_load8(p + n - 8);
+        if (n > 16) {
+            a ^= hash_load8(p + 8) * 0xc2b2ae3d27d4eb4fu;
+            b ^= hash_load8(p + n - 16) * 0x165667b19e3779f9u;
+        }
+    } else if (n >= 4) {
+        a = hash_load4(p);
+        b = hash_load4(p + n - 4);
+    } else {
+        a = (u64)p[0] << 16 | (u64)p[n >> 1] << 8 | p[n - 1];
+        b = 0;
+    }
+    u64 h = (a ^ (b << 29 | b >> 35) ^ (u64)n << 58) * 0x9e3779b97f4a7c15u;
+    return (h ^ h >> 31) | 1;
+}
+
+static inline l1_slot *l1_slot_of(tok_work *w, u64 h)
+{
+    return &w->l1->slots[h >> (64 - L1_BITS)];
+}
+
+/* The word's entry, for 1 to L1_KEY bytes. */
+static inline l1_slot *l1_find(tok_work *w, str word)
+{
+    u64 h = l1_hash(word);
+    l1_slot *s = l1_slot_of(w, h);
+    if (s->h == h && s->len == word.len && key_eq(s->key, word.s, word.len))
         return s;
     return NULL;
 }
 
-static inline void l1_put(tok_work *w, str word, u64 h, const u32 *ids, iz n)
+static inline void l1_put(tok_work *w, str word, const u32 *ids, iz n)
 {
     if (word.len > L1_KEY || n > L1_IDS)
         return;
-    l1_slot *s = &w->l1->slots[h & (L1_SLOTS - 1)];
+    u64 h = l1_hash(word);
+    l1_slot *s = l1_slot_of(w, h);
     s->h = h;
     memcpy(s->key, word.s, (size_t)word.len);
     s->len = (u8)word.len;
@@ -407,7 +443,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
             *count += hit->nids;
             if (want_ids)
                 out_ids(w, w->cache->ids + hit->ids_off, hit->nids);
-            l1_put(w, word, h, w->cache->ids + hit->ids_off, hit->nids);
+            l1_put(w, word, w->cache->ids + hit->ids_off, hit->nids);
             return ERR_OK;
         }
     }
@@ -420,7 +456,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
                 out_ids(w, &u, 1);
             if (h) {
                 cache_put(w->cache, word, h, &u, 1);
-                l1_put(w, word, h, &u, 1);
+                l1_put(w, word, &u, 1);
             }
             return ERR_OK;
         }
@@ -442,7 +478,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
     *count += n;
     if (h) {
         cache_put(w->cache, word, h, w->ids + base, n);
-        l1_put(w, word, h, w->ids + base, n);
+        l1_put(w, word, w->ids + base, n);
     }
     if (!want_ids)
         w->nids = base;
@@ -466,15 +502,14 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
      * are asked first: they are small and hot, the vocabulary is not. */
     if (word.len > CACHE_MAX_WORD)
         return bpe_word_slow(t, w, word, 0, count, want_ids, e);
-    u64 h = hash_str(word) | 1;
-    const l1_slot *l1 = w->l1 ? l1_find(w, word, h) : NULL;
+    const l1_slot *l1 = word.len <= L1_KEY && w->l1 ? l1_find(w, word) : NULL;
     if (l1) {
         *count += l1->n;
         if (want_ids)
             out_ids(w, l1->ids, l1->n);
         return ERR_OK;
     }
-    return bpe_word_slow(t, w, word, h, count, want_ids, e);
+    return bpe_word_slow(t, w, word, hash_str(word) | 1, count, want_ids, e);
 }
 
 int bpe_each_word(void *ctx, str word)
@@ -482,7 +517,7 @@ int bpe_each_word(void *ctx, str word)
     const bpe_words *c = ctx;
     tok_work *w = c->w;
     if (!c->want_ids && word.len >= 2 && word.len <= L1_KEY && w->l1) {
-        const l1_slot *l1 = l1_find(w, word, hash_str(word) | 1);
+        const l1_slot *l1 = l1_find(w, word);
         if (l1) {
             *c->count += l1->n;
             return ERR_OK;
@@ -500,7 +535,7 @@ int bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *
         str word = str_cut(text, i, end);
         i = end;
         if (word.len >= 2 && word.len <= L1_KEY && w->l1) {
-            const l1_slot *l1 = l1_find(w, word, hash_str(word) | 1);
+            const l1_slot *l1 = l1_find(w, word);
             if (l1) {
                 *count += l1->n;
                 continue;
