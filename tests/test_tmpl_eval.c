@@ -174,6 +174,43 @@ static void test_var_sym_hints(void)
     arena_fini(&perm);
 }
 
+/* tmpl_render_opts.tmp: renders build their strings in the caller's
+ * buffer and leave its memory there, after an error too; the output is the
+ * same as without it. */
+static void test_caller_tmp(void)
+{
+    arena perm, scratch;
+    arena_init(&perm, 0);
+    arena_init(&scratch, 0);
+    err ce = {0};
+    tmpl_prog *ok = tmpl_compile(&perm, S("{% set x = a ~ '-' ~ a %}{{ x }}|{{ [a, a] | tojson }}"), &ce, NULL);
+    tmpl_prog *bad = tmpl_compile(&perm, S("{% set x = a ~ '!' %}{{ x }}{{ 1 + x }}"), &ce, NULL);
+    REQUIRE(ok && bad);
+    err e = {0};
+    json *a = json_parse(&perm, S("\"abc\""), NULL, &e);
+    REQUIRE(a);
+    tmpl_var v[1] = {{S("a"), a, 0}};
+    buf tmp = {0}, out = {0};
+    tmpl_error te;
+    for (int k = 0; k < 3; k++) {
+        tmpl_render_opts o = {.tmp = k ? &tmp : NULL};
+        out.len = 0;
+        EXPECT_EQ(tmpl_render(ok, v, 1, &o, &scratch, &out, &te), ERR_OK);
+        EXPECT_STR(buf_view(&out), S("abc-abc|[\"abc\", \"abc\"]"));
+        if (k)
+            EXPECT(tmp.cap > 0 && tmp.data != NULL);
+        out.len = 0;
+        EXPECT_EQ(tmpl_render(bad, v, 1, &o, &scratch, &out, &te), ERR_TEMPLATE);
+        EXPECT_EQ(out.len, 0);
+        if (k)
+            EXPECT(tmp.cap > 0 && tmp.data != NULL);
+    }
+    buf_free(&tmp);
+    buf_free(&out);
+    arena_fini(&scratch);
+    arena_fini(&perm);
+}
+
 static void test_limits(void)
 {
     arena perm, scratch;
@@ -218,5 +255,6 @@ int main(void)
     RUN(test_error_keeps_output);
     RUN(test_limits);
     RUN(test_var_sym_hints);
+    RUN(test_caller_tmp);
     return test_done();
 }

@@ -27,6 +27,7 @@ struct count_work {
     tok_work *tw;
     arena     scratch;
     buf       text;     /* a rendering or a fallback text */
+    buf       tmpl_tmp; /* the renders' string buffer (tmpl_render_opts.tmp) */
 };
 
 const char *count_kind_name(count_kind k)
@@ -215,7 +216,7 @@ static int count_text_into(count_work *w, str text, count_result *r)
  * falls back), or one of our own codes. */
 static int render(count_work *w, const json *prompt, tmpl_error *te)
 {
-    tmpl_render_opts o = {.now = w->m->now};
+    tmpl_render_opts o = {.now = w->m->now, .tmp = &w->tmpl_tmp};
     w->text.len = 0;
     int rc = chat_render_prompt(w->m->ct, prompt, &o, &w->scratch, &w->text, te);
     if (rc != ERR_OK && te->exc)
@@ -574,5 +575,6 @@ void count_work_free(count_work *w)
     tok_work_free(w->tw);
     arena_fini(&w->scratch);
     buf_free(&w->text);
+    buf_free(&w->tmpl_tmp);
     free(w);
 }

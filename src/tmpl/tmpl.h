@@ -95,6 +95,10 @@ typedef struct tmpl_var {
 typedef struct tmpl_render_opts {
     i64 now;         /* strftime_now's clock, seconds since the epoch (UTC) */
     iz  max_output;  /* bytes; 0 = TMPL_MAX_OUTPUT */
+    buf *tmp;        /* NULL, or a buffer of the caller's that renders build
+                        strings in and leave their memory to, so that the
+                        next render needs no allocation for it (the caller
+                        frees it); its contents mean nothing */
 } tmpl_render_opts;
 
 /* What a failed render raised. */

@@ -1613,6 +1613,18 @@ static int exec_body(ev *e, scope *s, const tmpl_list *body)
 
 /* ---- entry ------------------------------------------------------------- */
 
+/* The end of a render's use of its string buffer: back to the caller's
+ * (unless it grew large), or freed. */
+static void tmp_done(buf *tmp, buf *keep)
+{
+    if (keep && tmp->cap <= (1 << 20) && !tmp->failed) {
+        tmp->len = 0;
+        *keep = *tmp;
+    } else {
+        buf_free(tmp);
+    }
+}
+
 int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
                 const tmpl_render_opts *o, arena *scratch, buf *out,
                 tmpl_error *te)
@@ -1648,7 +1660,7 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
             snprintf(te->msg, sizeof te->msg, "out of memory (the render's scratch arena is full)");
         }
         if (e)
-            buf_free(&e->rt.tmp);
+            tmp_done(&e->rt.tmp, o ? o->tmp : NULL);
         out->len = out_start;
         if (out->failed && out->len <= out->cap)
             out->failed = false;
@@ -1658,6 +1670,11 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
     }
     e = NEW(scratch, ev, 1);
     ep = e;
+    if (o && o->tmp) {   /* the caller's buffer is this render's now */
+        e->rt.tmp = *o->tmp;
+        e->rt.tmp.len = 0;
+        *o->tmp = (buf){0};
+    }
     e->rt.a = scratch;
     e->rt.jb = &jb;
     e->rt.now = o ? o->now : 0;
@@ -1687,7 +1704,7 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
         scope_set(e, root, sym, tv_from_json(&e->rt, vars[i].value));
     }
     exec_body(e, root, &p->body);
-    buf_free(&e->rt.tmp);
+    tmp_done(&e->rt.tmp, o ? o->tmp : NULL);
     scratch->oom = old_oom;
     arena_restore(scratch, mark);
     return ERR_OK;
