@@ -16,8 +16,11 @@ and the encoder warmed on a few items before timing; the message framing
 (prefix_len, baseline) is computed at start, as bench_count does at load.
 Prints the same "key value" lines as bench_count, so bench/run.sh can compare
 the totals. OUTPUTS.jsonl "-" times the prompts only (the drain section of
-bench/run.sh compares the prompt path alone).
-  /usr/bin/python3 bench/ref_count.py TOKENIZER_DIR PROMPTS.jsonl OUTPUTS.jsonl|- [RUNS]
+bench/run.sh compares the prompt path alone), PROMPTS.jsonl "-" the outputs
+only (bench/run.sh times each set in a process of its own: a Python
+process that holds the parsed prompts runs the messages markedly slower,
+which would flatter tally).
+  /usr/bin/python3 bench/ref_count.py TOKENIZER_DIR PROMPTS.jsonl|- OUTPUTS.jsonl|- [RUNS]
 """
 import argparse
 import json
@@ -89,7 +92,7 @@ def main():
     import oracle  # noqa: E402
     if jinja2.__version__ != "3.1.2":
         sys.exit(f"ref_count: Jinja2 {jinja2.__version__}; the reference is Debian's 3.1.2 (/usr/bin/python3)")
-    prompts, prompt_bytes = load(prompts_path)
+    prompts, prompt_bytes = load(prompts_path) if prompts_path != "-" else (None, 0)
     outputs, output_bytes = load(outputs_path) if outputs_path != "-" else (None, 0)
 
     # One Oracle serves both kinds: mode "message" makes start() compute the
@@ -103,7 +106,8 @@ def main():
     load_s = time.perf_counter() - t0
     try:
         print(f"load_s {load_s:.4f}\nprefix_len {o.prefix_len}\nbaseline {o.baseline}")
-        bench(o, o.job_prompt, prompts, prompt_bytes, runs, "prompt", "prompts")
+        if prompts is not None:
+            bench(o, o.job_prompt, prompts, prompt_bytes, runs, "prompt", "prompts")
         if outputs is not None:
             bench(o, o.job_message, outputs, output_bytes, runs, "message", "messages")
     finally:
