@@ -512,18 +512,25 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
     return bpe_word_slow(t, w, word, hash_str(word) | 1, count, want_ids, e);
 }
 
+/* Counting only: adds the tokens of a word the first level has and says
+ * so (one-byte words skip it: bpe_word answers those at once). */
+static inline bool l1_count(tok_work *w, str word, i64 *count)
+{
+    if (word.len < 2 || word.len > L1_KEY || !w->l1)
+        return false;
+    const l1_slot *l1 = l1_find(w, word);
+    if (!l1)
+        return false;
+    *count += l1->n;
+    return true;
+}
+
 int bpe_each_word(void *ctx, str word)
 {
     const bpe_words *c = ctx;
-    tok_work *w = c->w;
-    if (!c->want_ids && word.len >= 2 && word.len <= L1_KEY && w->l1) {
-        const l1_slot *l1 = l1_find(w, word);
-        if (l1) {
-            *c->count += l1->n;
-            return ERR_OK;
-        }
-    }
-    return bpe_word(c->t, w, word, c->count, c->want_ids, c->e);
+    if (!c->want_ids && l1_count(c->w, word, c->count))
+        return ERR_OK;
+    return bpe_word(c->t, c->w, word, c->count, c->want_ids, c->e);
 }
 
 int bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *count, err *e)
@@ -534,13 +541,8 @@ int bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *
         iz end = fast_match_ascii(s, n, i, digits);   /* > i: the text is ASCII */
         str word = str_cut(text, i, end);
         i = end;
-        if (word.len >= 2 && word.len <= L1_KEY && w->l1) {
-            const l1_slot *l1 = l1_find(w, word);
-            if (l1) {
-                *count += l1->n;
-                continue;
-            }
-        }
+        if (l1_count(w, word, count))
+            continue;
         int rc = bpe_word(t, w, word, count, false, e);
         if (rc)
             return rc;

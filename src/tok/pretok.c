@@ -477,29 +477,39 @@ static void fold_seg(fold *f, iz s, iz e, bool m)
     f->prev_match = m;
 }
 
-/* Splits `text` with the step's pattern: the onig crate's find_iter (an
- * empty match right where the previous match ended is skipped, and after an
- * empty match the search resumes one character further), then the
- * crate's find_matches (gaps become non-match segments) and the fold. */
+/* The onig crate's find_iter over `text`: the next match at or after *pos
+ * in [*s, *e), skipping an empty match right where the previous match
+ * ended and resuming one character further after an empty match. Returns
+ * 1, 0 at the end, or a negative error code. *pos and *last_end carry the
+ * iteration (start them at 0 and -1). */
+static int next_match(const tok_regex *re, tok_work *w, str text, iz *pos, iz *last_end, iz *s, iz *e,
+                      err *er)
+{
+    while (*pos <= text.len) {
+        int m = tok_regex_find(re, w, text, *pos, s, e, er);
+        if (m <= 0)
+            return m;
+        if (*s == *e) {
+            *pos = *e < text.len ? *e + utf8_len(text.s[*e]) : *e + 1;
+            if (*e == *last_end)
+                continue;
+        } else {
+            *pos = *e;
+        }
+        *last_end = *e;
+        return 1;
+    }
+    return 0;
+}
+
+/* Splits `text` with the step's pattern: next_match, then the crate's
+ * find_matches (gaps become non-match segments) and the fold. */
 static int split_text(runner *r, const step *st, int next, str text, bool origin, behavior b, bool invert)
 {
     fold f = {r, next, text, origin, b, false, 0, 0, false, false, ERR_OK};
-    iz pos = 0, prev = 0, last_end = -1;
-    while (pos <= text.len) {
-        iz s, e;
-        int m = tok_regex_find(st->re, r->w, text, pos, &s, &e, r->e);
-        if (m < 0)
-            return -m;
-        if (m == 0)
-            break;
-        if (s == e) {
-            pos = e < text.len ? e + utf8_len(text.s[e]) : e + 1;
-            if (e == last_end)
-                continue;
-        } else {
-            pos = e;
-        }
-        last_end = e;
+    iz pos = 0, prev = 0, last_end = -1, s, e;
+    int m;
+    while ((m = next_match(st->re, r->w, text, &pos, &last_end, &s, &e, r->e)) > 0) {
         if (prev != s)
             fold_seg(&f, prev, s, invert);
         fold_seg(&f, s, e, !invert);
@@ -507,6 +517,8 @@ static int split_text(runner *r, const step *st, int next, str text, bool origin
         if (f.rc != ERR_OK)
             return f.rc;
     }
+    if (m < 0)
+        return -m;
     if (prev != text.len)
         fold_seg(&f, prev, text.len, invert);
     flush(&f);
@@ -589,22 +601,9 @@ static int each_one_split(const tok_regex *re, tok_work *w, str text, tok_piece_
     int rc;
     if (tok_regex_each_ascii(re, w, text, each, ctx, &rc))
         return rc;
-    iz pos = 0, prev = 0, last_end = -1;
-    while (pos <= text.len) {
-        iz s, t;
-        int m = tok_regex_find(re, w, text, pos, &s, &t, e);
-        if (m < 0)
-            return -m;
-        if (m == 0)
-            break;
-        if (s == t) {
-            pos = t < text.len ? t + utf8_len(text.s[t]) : t + 1;
-            if (t == last_end)
-                continue;
-        } else {
-            pos = t;
-        }
-        last_end = t;
+    iz pos = 0, prev = 0, last_end = -1, s, t;
+    int m;
+    while ((m = next_match(re, w, text, &pos, &last_end, &s, &t, e)) > 0) {
         rc = ERR_OK;
         if (prev < s)
             rc = each(ctx, str_cut(text, prev, s));
@@ -614,6 +613,8 @@ static int each_one_split(const tok_regex *re, tok_work *w, str text, tok_piece_
             return rc;
         prev = t;
     }
+    if (m < 0)
+        return -m;
     return prev < text.len ? each(ctx, str_cut(text, prev, text.len)) : ERR_OK;
 }
 

@@ -1654,9 +1654,9 @@ int tok_regex_fast_digits(const tok_regex *re, const tok_work *w)
 
 bool tok_regex_each_ascii(const tok_regex *re, tok_work *w, str s, tok_piece_fn *each, void *ctx, int *rc)
 {
-    if (!re->fast || w->re_no_fast || !subject_is_ascii(s))
+    int digits = tok_regex_fast_digits(re, w);
+    if (!digits || !subject_is_ascii(s))
         return false;   /* (re->fast: tok_regex_compile made the class table) */
-    int digits = re->fast == FAST_L3 ? 3 : 1;
     *rc = ERR_OK;
     for (iz i = 0; i < s.len && *rc == ERR_OK;) {
         iz end = fast_match_ascii(s.s, s.len, i, digits);   /* > i: the subject is ASCII */
@@ -1694,8 +1694,9 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
             w->re_subj_ascii = subject_is_ascii(s);
             w->re_subj_plain = w->re_subj_ascii || subject_is_plain(s);
         }
-        if (re->fast && !w->re_no_fast && start < s.len) {
-            iz end = fast_match(s.s, s.len, start, re->fast == FAST_L3 ? 3 : 1);
+        int digits = tok_regex_fast_digits(re, w);
+        if (digits && start < s.len) {
+            iz end = fast_match(s.s, s.len, start, digits);
             if (end >= 0) {
                 *mb = start;
                 *me = end;
