@@ -553,8 +553,6 @@ count_work *count_work_new(const count_model *m)
         free(w);
         return NULL;
     }
-    if (m->no_piece_cache)
-        tok_work_set_piece_cache(w->tw, false);
     /* a generous cap: one item's renders and JSON, far above any real one */
     arena_init(&w->scratch, (iz)2 << 30);
     /* the first MiB stays across items (count_item restores to a mark in

@@ -84,8 +84,8 @@ static inline u64 json_swar_mask(u64 w)
 /* Where the first byte to look at is among the 8 bytes loaded into w (w
  * as memcpy loads it), given json_swar_mask(w) != 0: a flag can be false
  * only above a true one (each test's borrow or carry runs upwards from a
- * byte it rightly flags), so the lowest flag is right. -1 where the byte
- * order is not known: scan from the first byte then. */
+ * byte it rightly flags), so the lowest flag is right. 0 where the byte
+ * order is not known: the scan goes on from the first byte then. */
 static inline int json_swar_first(u64 mask)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
