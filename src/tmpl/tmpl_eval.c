@@ -1093,18 +1093,19 @@ static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
 static bool is_chain_done(tv v) { return v.kind == TV_UNDEF && !v.u.undef; }
 
 /* obj.name of a GETATTR node n, obj evaluated: the common cases inline (a
- * dict's key, a namespace attribute, loop.index0 and the like). */
+ * dict's key: a name no attribute of dict has; a namespace attribute;
+ * loop.index0 and the like), the rest by tv_getattr_known. */
 static ALWAYS_INLINE tv getattr_of(ev *e, const tmpl_node *n, tv obj)
 {
     e->rt.line = n->line;
     const tmpl_attr_meths *m = &n->u.getattr.meths;
+    str name = n->u.getattr.attr.s;
     tv out;
-    if (((obj.kind == TV_DICT && m->dict_key) || obj.kind == TV_NS) &&
-        tv_dict_get_str_inline(obj.u.dict, n->u.getattr.attr.s, &out))
-        return out;
+    if ((obj.kind == TV_DICT && m->dict_key) || obj.kind == TV_NS)
+        return tv_dict_get_str(obj.u.dict, name, &out) ? out : tv_undef_attr(&e->rt, obj, tv_str(name));
     if (obj.kind == TV_LOOP && m->loop)
         return tv_loop_attr_value(&e->rt, obj.u.loop, (tv_loop_attr)m->loop);
-    return tv_getattr_known(&e->rt, obj, n->u.getattr.attr.s, m);
+    return tv_getattr_known(&e->rt, obj, name, m);
 }
 
 /* `a if b` when b is false: Jinja's Undefined with its hint (out of
@@ -1174,22 +1175,18 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
         return tv_getitem(&e->rt, obj, key);
     }
     case TMPL_CALL: {
+        /* s.strip('\n') and the like: the method called without a bound
+         * method made first (on a str, a name with a method is that
+         * method, whatever else) */
         const tmpl_node *cn = n->u.call.callee;
-        tv callee;
+        tv callee = tv_none();
+        tv_method direct = {.meth = TVM_NONE};
         if (cn->kind == TMPL_GETATTR && cn->u.getattr.meths.str) {
-            /* s.strip('\n') and the like: the method called without a
-             * bound method made first (on a str, a name with a method
-             * is that method, whatever else) */
             tv obj = eval(e, s, cn->u.getattr.obj);
-            if (obj.kind == TV_STR) {
-                tv_method direct = {obj, cn->u.getattr.meths.str};
-                argv a = {0};
-                eval_args(e, s, &n->u.call.args, &a);
-                e->rt.line = n->line;
-                tv_args args = args_view(&a);
-                return tmpl_method_call(&e->rt, &direct, &args);
-            }
-            callee = getattr_of(e, cn, obj);
+            if (obj.kind == TV_STR)
+                direct = (tv_method){obj, cn->u.getattr.meths.str};
+            else
+                callee = getattr_of(e, cn, obj);
         } else {
             callee = eval(e, s, cn);
         }
@@ -1197,7 +1194,7 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
         eval_args(e, s, &n->u.call.args, &a);
         e->rt.line = n->line;
         tv_args args = args_view(&a);
-        return call_value(e, callee, &args);
+        return direct.meth != TVM_NONE ? tmpl_method_call(&e->rt, &direct, &args) : call_value(e, callee, &args);
     }
     case TMPL_FILTER:
         return eval_filter(e, s, n);

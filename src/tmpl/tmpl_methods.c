@@ -135,8 +135,6 @@ tv_meth tmpl_method_lookup(int kind, str name)
     return TVM_NONE;
 }
 
-_Static_assert(TVM_COUNT <= 256, "tmpl_attr_meths holds a tv_meth in a byte");
-
 /* ---- a call in progress -------------------------------------------------- */
 
 typedef struct call {

@@ -362,10 +362,6 @@ bool tv_dict_get(const tv_dict *d, tv key, tv *out)
     return true;
 }
 
-bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
-{
-    return tv_dict_get(d, tv_str(key), out);
-}
 
 /* Object keys repeat (every message has "role" and "content"): all the
  * occurrences of a key take the bytes of its first one (in the context's
@@ -1081,14 +1077,9 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
 
 tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known)
 {
-    tv out;
-    /* The common case first: a key of a dict (a name that is no attribute
-     * of dict) or a namespace attribute, as python_attr and tv_getattr
-     * would find it. */
-    if ((obj.kind == TV_DICT && known->dict_key) || obj.kind == TV_NS)
-        return tv_dict_get_str_inline(obj.u.dict, name, &out) ? out : tv_undef_attr(rt, obj, tv_str(name));
     if (obj.kind == TV_UNDEF)
         tv_undef_raise(rt, obj);
+    tv out;
     if (python_attr(rt, obj, name, known, &out))
         return out;
     if (obj.kind == TV_DICT && tv_dict_get_str(obj.u.dict, name, &out))
@@ -1096,17 +1087,7 @@ tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known)
     return tv_undef_attr(rt, obj, tv_str(name));
 }
 
-tv tv_getattr(tmpl_rt *rt, tv obj, str name)
-{
-    if (obj.kind == TV_UNDEF)
-        tv_undef_raise(rt, obj);
-    tv out;
-    if (python_attr(rt, obj, name, NULL, &out))
-        return out;
-    if (obj.kind == TV_DICT && tv_dict_get_str(obj.u.dict, name, &out))
-        return out;
-    return tv_undef_attr(rt, obj, tv_str(name));
-}
+tv tv_getattr(tmpl_rt *rt, tv obj, str name) { return tv_getattr_known(rt, obj, name, NULL); }
 
 /* Python's index normalization for obj[i]: -1 when out of range. */
 static iz norm_index(i64 i, iz n)

@@ -285,7 +285,21 @@ tv tv_dict_new(tmpl_rt *rt, iz cap);
 void tv_dict_set(tmpl_rt *rt, tv_dict *d, tv key, tv val);
 /* d[key]: true and *out set when present. A str key by its bytes. */
 bool tv_dict_get(const tv_dict *d, tv key, tv *out);
-bool tv_dict_get_str(const tv_dict *d, str key, tv *out);
+/* The same for a str key, a small dict's scan inline (attribute access
+ * runs it on every `message.role`). */
+static ALWAYS_INLINE bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
+{
+    if (d->index)
+        return tv_dict_get(d, tv_str(key), out);
+    for (iz k = 0; k < d->n; k++) {
+        const tv *ek = &d->e[k].key;
+        if (ek->kind == TV_STR && str_eq(ek->u.s, key)) {
+            *out = d->e[k].val;
+            return true;
+        }
+    }
+    return false;
+}
 /* The values of a JSON tree: objects become dicts (a repeated key keeps its
  * first place and its last value), arrays lists, numbers int/bigint/float. */
 tv tv_from_json(tmpl_rt *rt, const json *j);
@@ -339,7 +353,8 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n);
  * raising SecurityError "access to attribute 'append' of 'list' object is
  * unsafe.". An Undefined obj raises its error. */
 tv tv_getattr(tmpl_rt *rt, tv obj, str name);
-/* The same with the name's methods found beforehand (tmpl_getattr_meths). */
+/* The same with what the name is on the built-in types found beforehand
+ * (tmpl_getattr_meths), or NULL. */
 tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *m);
 /* Jinja's obj[key]: Python's subscript first (list/tuple/str by int with
  * negative indices, dict by key), then, for a str key, the attribute, else
@@ -369,22 +384,6 @@ tv_meth tmpl_method_lookup(int kind, str name);
 tmpl_attr_meths tmpl_getattr_meths(str name);
 /* loop.<attribute> (a TVL_* other than TVL_NONE). */
 tv tv_loop_attr_value(tmpl_rt *rt, const tv_loop *l, tv_loop_attr a);
-
-/* d[key] for a str key, a small dict's scan inline; true and *out set when
- * present. The same as tv_dict_get_str. */
-static inline bool tv_dict_get_str_inline(const tv_dict *d, str key, tv *out)
-{
-    if (d->index)
-        return tv_dict_get_str(d, key, out);
-    for (iz k = 0; k < d->n; k++) {
-        const tv *ek = &d->e[k].key;
-        if (ek->kind == TV_STR && str_eq(ek->u.s, key)) {
-            *out = d->e[k].val;
-            return true;
-        }
-    }
-    return false;
-}
 
 /* Filters and tests (tmpl_filters.c). `v` is the filtered value; `id` a
  * tmpl_filter_id / tmpl_test_id (never UNKNOWN: the evaluator raises for
