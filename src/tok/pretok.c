@@ -397,8 +397,7 @@ bool tok_pretok_changes_text(const tok_pretok *p) { return p && p->changes; }
 typedef struct {
     const tok_pretok *p;
     tok_work         *w;
-    tok_pieces       *out;     /* the pieces go here, or to each(ctx, piece) */
-    tok_piece_fn     *each;
+    tok_piece_fn     *each;    /* takes the pieces */
     void             *ctx;
     err              *e;
 } runner;
@@ -527,12 +526,8 @@ static int split_text(runner *r, const step *st, int next, str text, bool origin
 
 static int run_from(runner *r, int k, str piece, bool origin)
 {
-    if (k == r->p->n) {
-        if (r->each)
-            return r->each(r->ctx, piece);
-        tok_pieces_push(r->w, r->out, piece);
-        return ERR_OK;
-    }
+    if (k == r->p->n)
+        return r->each(r->ctx, piece);
     const step *st = &r->p->steps[k];
     switch (st->kind) {
     case ST_SPLIT:
@@ -580,20 +575,6 @@ static int run_from(runner *r, int k, str piece, bool origin)
     return ERR_OK;
 }
 
-int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_pieces *out, err *e)
-{
-    /* The crate never pre-tokenizes an empty segment (it drops empty splits
-     * before), so an empty input gives no piece. */
-    if (in.len == 0)
-        return ERR_OK;
-    if (!p || p->n == 0) {
-        tok_pieces_push(w, out, in);
-        return ERR_OK;
-    }
-    runner r = {p, w, out, NULL, NULL, e};
-    return run_from(&r, 0, in, at_origin);
-}
-
 /* split_text for the chain of one Isolated split (tok_pretok.one_split):
  * every non-empty segment, match or gap, is a piece, in order. */
 static int each_one_split(const tok_regex *re, tok_work *w, str text, tok_piece_fn *each, void *ctx, err *e)
@@ -621,13 +602,15 @@ static int each_one_split(const tok_regex *re, tok_work *w, str text, tok_piece_
 int tok_pretok_each(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_piece_fn *each, void *ctx,
                     err *e)
 {
+    /* The crate never pre-tokenizes an empty segment (it drops empty splits
+     * before), so an empty input gives no piece. */
     if (in.len == 0)
         return ERR_OK;
     if (!p || p->n == 0)
         return each(ctx, in);
     if (p->one_split)
         return each_one_split(p->one_split, w, in, each, ctx, e);
-    runner r = {p, w, NULL, each, ctx, e};
+    runner r = {p, w, each, ctx, e};
     return run_from(&r, 0, in, at_origin);
 }
 

@@ -43,14 +43,6 @@ struct tok_work {
     iz         nids, capids;
 };
 
-/* A list of pieces (slices) in scratch memory. */
-typedef struct {
-    str  *v;
-    iz    n, cap;
-} tok_pieces;
-
-void tok_pieces_push(tok_work *w, tok_pieces *p, str s);
-
 /* ---- regex.c: Oniguruma patterns (as tokenizer.json has them) run with
  * PCRE2 + JIT, translated so that the matches are Oniguruma's. ----------- */
 
@@ -98,14 +90,13 @@ bool tok_norm_changes_text(const tok_norm *n);
 typedef struct tok_pretok tok_pretok;
 
 tok_pretok *tok_pretok_parse(arena *perm, const json *j, const char *path, err *e);
-/* Splits `in` into pieces, appended to `out` in order. `at_origin` is true
- * when `in` starts at offset 0 of the original input (Metaspace's
- * prepend_scheme "first"). Pieces are slices of `in` or scratch memory.
+/* Splits `in` into pieces and hands each to `each` as soon as it is found
+ * (no list), in order; a non-zero return stops the run and is returned.
+ * `at_origin` is true when `in` starts at offset 0 of the original input
+ * (Metaspace's prepend_scheme "first"). Pieces are slices of `in` or
+ * scratch memory. A chain that is one Isolated split runs as one loop.
  * Byte-level mapping is not done here: when the chain contains a ByteLevel
  * step the whole tokenizer works on raw bytes (see tok_pretok_byte_level). */
-int tok_pretok_run(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_pieces *out, err *e);
-/* The same pieces, each handed to `each` as soon as it is found (no list);
- * a non-zero return stops the run and is returned. */
 int tok_pretok_each(const tok_pretok *p, tok_work *w, str in, bool at_origin, tok_piece_fn *each, void *ctx,
                     err *e);
 /* The regex of a chain that is one Isolated split (see tok_pretok_each), or
