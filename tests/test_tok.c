@@ -5,12 +5,14 @@
  * normalizers, pre-tokenizers) with the ids the Rust library gave
  * (make_expected.js). Cases named err-* must fail to load, naming the JSON
  * path. Also: load errors with byte offsets, count == length of encode,
- * decode round trips, invalid UTF-8 per item. */
+ * decode round trips, invalid UTF-8 per item, the added-token splitter's
+ * whole-pattern lookup against its trie walk. */
 #include "test.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
 #include "../src/json/json.h"
 #include "../src/tok/tok.h"
+#include "../src/tok/tok_model.h"
 
 static str case_file;
 
@@ -307,6 +309,74 @@ static void test_piece_cache(void)
     EXPECT_EQ(tested, (int)countof(names));
 }
 
+/* What added_split emitted: "offset:length:id;" per piece. */
+static int collect(void *ctx, str piece, iz off, i32 id)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%td:%td:%d;", off, piece.len, (int)id);
+    buf_cstr(ctx, tmp);
+    return 0;
+}
+
+/* Tokenizers whose added tokens all look like <...> (one opening byte, one
+ * closing byte found nowhere else in them) find a match by its closing
+ * byte and a whole-pattern lookup (tok_model.h, added_trie.closer); the
+ * pieces must be the trie walk's on texts of every token, near misses,
+ * unclosed and nested brackets. */
+static void test_added_closer(void)
+{
+    static const char *const names[] = {"qwen3", "llama3_1", "llama3", "deepseek_v3", "gemma3", "gpt4o",
+                                        "gptoss", "llama2", "claude"};
+    static const char *const bits[] = {
+        "<", ">", "<|", "|>", "<<", ">>", "<|im_start|", "<|im_start|>", "<|im_end|>", "<think>",
+        "</think>", "<tool_call>", "x", " ", "\n", "<|eot_id|>", "<|begin_of_text|>", "<start_of_turn>",
+        "<|reserved_special_token_3|>", "<\uff5cbegin\u2581of\u2581sentence\uff5c>", "<s>", "</s>",
+        "<|endoftext|>", "<bos>", "<eos>", "<pad>", "<|start|>", "<|end|>", "<|message|>", "\u00e9",
+    };
+    int closed = 0;
+    for (iz k = 0; k < countof(names); k++) {
+        tok *t = load_asset(names[k]);
+        if (!t)
+            continue;
+        const added_trie *tries[2] = {&t->raw_trie, &t->norm_trie};
+        for (int which = 0; which < 2; which++) {
+            const added_trie *tr = tries[which];
+            if (tr->closer < 0)
+                continue;
+            closed++;
+            added_trie walk = *tr;
+            walk.closer = -1;
+            u64 x = 0x9e3779b97f4a7c15ull;
+            iz bad = 0;
+            for (int n = 0; n < 3000; n++) {
+                buf text = {0}, a = {0}, b = {0};
+                int parts = 1 + n % 9;
+                for (int i = 0; i < parts; i++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    buf_cstr(&text, bits[x % countof(bits)]);
+                }
+                /* the same tokens as the model has them, too */
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                if (t->nadded)
+                    buf_str(&text, t->added[x % (u64)t->nadded].pattern);
+                added_split(t, tr, buf_view(&text), collect, &a);
+                added_split(t, &walk, buf_view(&text), collect, &b);
+                if (!str_eq(buf_view(&a), buf_view(&b)) && bad++ < 3)
+                    printf("#   %s: \"%.*s\": %.*s vs %.*s\n", names[k], (int)text.len, (char *)text.data,
+                           (int)a.len, (char *)a.data, (int)b.len, (char *)b.data);
+                buf_free(&text);
+                buf_free(&a);
+                buf_free(&b);
+            }
+            EXPECT(bad == 0);
+        }
+        if (k == 0)
+            EXPECT(t->raw_trie.closer == '>');   /* qwen3's are all <...> */
+        tok_free(t);
+    }
+    EXPECT(closed >= 2);
+}
+
 int main(int argc, char **argv)
 {
     case_file = S("tests/data/tok/synthetic/cases.jsonl");
@@ -317,5 +387,6 @@ int main(int argc, char **argv)
     RUN(test_truncated_tokenizer_json);
     RUN(test_real_roundtrip);
     RUN(test_piece_cache);
+    RUN(test_added_closer);
     return test_done();
 }

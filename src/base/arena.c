@@ -91,14 +91,14 @@ static bool add_block(arena *a, iz need)
     return true;
 }
 
-void *arena_alloc_nz(arena *a, iz size, iz align, iz count)
+void *arena_alloc_slow(arena *a, iz size, iz align, iz count)
 {
     if (count < 0 || size <= 0)
         return oom(a);
     for (int tries = 0; tries < 2; tries++) {
         iz pad = a->beg ? (iz)(-(uintptr_t)a->beg & (uintptr_t)(align - 1)) : 0;
         iz avail = a->beg ? a->end - a->beg - pad : 0;
-        if (count <= avail / size) {
+        if (avail >= 0 && count <= avail / size) {
             void *p = a->beg + pad;
             a->beg += pad + size * count;
             return p;

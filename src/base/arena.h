@@ -35,13 +35,30 @@ typedef struct {
 void  arena_init(arena *a, iz limit);
 void  arena_fini(arena *a);               /* frees every block */
 void *arena_alloc(arena *a, iz size, iz align, iz count);     /* zeroed */
-void *arena_alloc_nz(arena *a, iz size, iz align, iz count);  /* not zeroed */
+static inline void *arena_alloc_nz(arena *a, iz size, iz align, iz count);  /* not zeroed */
 arena_mark arena_save(const arena *a);
 /* Makes sure `size` free bytes exist in one block and returns a mark of the
  * current position: restoring it later keeps that block (scratch reuse). */
 arena_mark arena_reserve(arena *a, iz size);
 void  arena_restore(arena *a, arena_mark m);
 iz    arena_bytes(const arena *a);        /* bytes reserved from the OS */
+
+/* The slow path of arena_alloc_nz: a new block, or the out-of-memory exit. */
+void *arena_alloc_slow(arena *a, iz size, iz align, iz count);
+
+/* Inline so that the bump of the common case (size and align constants of
+ * NEW_NZ) compiles to a few instructions. */
+static inline void *arena_alloc_nz(arena *a, iz size, iz align, iz count)
+{
+    iz pad = (iz)(-(uintptr_t)a->beg & (uintptr_t)(align - 1));
+    iz avail = a->end - a->beg - pad;
+    if (likely(size > 0 && count >= 0 && avail >= 0 && count <= avail / size)) {
+        void *p = a->beg + pad;
+        a->beg += pad + size * count;
+        return p;
+    }
+    return arena_alloc_slow(a, size, align, count);
+}
 
 #define NEW(a, t, n)    ((t *)arena_alloc((a), (iz)sizeof(t), (iz)_Alignof(t), (n)))
 #define NEW_NZ(a, t, n) ((t *)arena_alloc_nz((a), (iz)sizeof(t), (iz)_Alignof(t), (n)))

@@ -33,6 +33,7 @@ struct scope {
     i32   *syms;
     tv    *vals;
     i32    n, cap;
+    u64    mask;   /* bit sym % 64 set for each sym assigned: most misses skip the search */
     i32    isyms[SCOPE_INLINE];
     tv     ivals[SCOPE_INLINE];
 };
@@ -61,6 +62,7 @@ static scope *scope_new(ev *e, scope *parent)
     s->vals = s->ivals;
     s->n = 0;
     s->cap = SCOPE_INLINE;
+    s->mask = 0;
     return s;
 }
 
@@ -71,6 +73,7 @@ static void scope_set(ev *e, scope *s, i32 sym, tv v)
         s->has[sym] = 1;
         return;
     }
+    s->mask |= (u64)1 << (sym & 63);
     for (i32 i = 0; i < s->n; i++)
         if (s->syms[i] == sym) {
             s->vals[i] = v;
@@ -103,6 +106,8 @@ static bool scope_get(const scope *s, i32 sym, tv *out)
             }
             continue;
         }
+        if (!(s->mask >> (sym & 63) & 1))
+            continue;
         for (i32 i = s->n - 1; i >= 0; i--)
             if (s->syms[i] == sym) {
                 *out = s->vals[i];

@@ -137,22 +137,26 @@ tv_meth tmpl_method_lookup(int kind, str name)
 
 /* ---- a call in progress -------------------------------------------------- */
 
+static const char *method_name(tv_meth m);
+
 typedef struct call {
     tmpl_rt       *rt;
     const tv_args *a;
     const char    *type;   /* "str", "dict", "list", "tuple" */
-    const char    *name;   /* the method's name */
+    u16            meth;   /* tv_meth (its name, cname, only for messages) */
     tv             self;
     bool           markup; /* a Markup receiver */
 } call;
+
+static const char *cname(const call *c) { return method_name((tv_meth)c->meth); }
 
 /* METH_NOARGS: "str.upper() takes no arguments (1 given)". */
 static void no_args(call *c)
 {
     if (c->a->nkw)
-        tmpl_raise(c->rt, "TypeError", "%s.%s() takes no keyword arguments", c->type, c->name);
+        tmpl_raise(c->rt, "TypeError", "%s.%s() takes no keyword arguments", c->type, cname(c));
     if (c->a->npos)
-        tmpl_raise(c->rt, "TypeError", "%s.%s() takes no arguments (%d given)", c->type, c->name,
+        tmpl_raise(c->rt, "TypeError", "%s.%s() takes no arguments (%d given)", c->type, cname(c),
                    (int)c->a->npos);
 }
 
@@ -160,7 +164,7 @@ static void no_args(call *c)
 static void no_kw(call *c)
 {
     if (c->a->nkw)
-        tmpl_raise(c->rt, "TypeError", "%s.%s() takes no keyword arguments", c->type, c->name);
+        tmpl_raise(c->rt, "TypeError", "%s.%s() takes no keyword arguments", c->type, cname(c));
 }
 
 /* METH_O: "str.join() takes exactly one argument (0 given)". */
@@ -169,7 +173,7 @@ static tv one_arg(call *c)
     no_kw(c);
     if (c->a->npos != 1)
         tmpl_raise(c->rt, "TypeError", "%s.%s() takes exactly one argument (%d given)", c->type,
-                   c->name, (int)c->a->npos);
+                   cname(c), (int)c->a->npos);
     return c->a->pos[0];
 }
 
@@ -180,10 +184,10 @@ static void clinic_count(call *c, int min, int max)
     no_kw(c);
     int n = c->a->npos;
     if (n < min)
-        tmpl_raise(c->rt, "TypeError", "%s expected %s%d argument%s, got %d", c->name,
+        tmpl_raise(c->rt, "TypeError", "%s expected %s%d argument%s, got %d", cname(c),
                    min == max ? "" : "at least ", min, min == 1 ? "" : "s", n);
     if (n > max)
-        tmpl_raise(c->rt, "TypeError", "%s expected %s%d argument%s, got %d", c->name,
+        tmpl_raise(c->rt, "TypeError", "%s expected %s%d argument%s, got %d", cname(c),
                    min == max ? "" : "at most ", max, max == 1 ? "" : "s", n);
 }
 
@@ -192,11 +196,11 @@ static void clinic_count(call *c, int min, int max)
 static void tuple_count(call *c, int min, int max)
 {
     if (c->a->nkw)
-        tmpl_raise(c->rt, "TypeError", "%s() takes no keyword arguments", c->name);
+        tmpl_raise(c->rt, "TypeError", "%s() takes no keyword arguments", cname(c));
     int n = c->a->npos;
     if (n < min || n > max) {
         int lim = n < min ? min : max;
-        tmpl_raise(c->rt, "TypeError", "%s() takes %s %d argument%s (%d given)", c->name,
+        tmpl_raise(c->rt, "TypeError", "%s() takes %s %d argument%s (%d given)", cname(c),
                    min == max ? "exactly" : n < min ? "at least" : "at most", lim,
                    lim == 1 ? "" : "s", n);
     }
@@ -210,7 +214,7 @@ static void clinic_kw(call *c, const char *const *params, int np, tv *out)
     const tv_args *a = c->a;
     int given = a->npos + a->nkw;
     if (given > np)
-        tmpl_raise(c->rt, "TypeError", "%s() takes at most %d %sargument%s (%d given)", c->name, np,
+        tmpl_raise(c->rt, "TypeError", "%s() takes at most %d %sargument%s (%d given)", cname(c), np,
                    a->npos == 0 ? "keyword " : "", np == 1 ? "" : "s", given);
     for (int i = 0; i < np; i++)
         out[i].kind = TV_KIND_COUNT;
@@ -229,7 +233,7 @@ static void clinic_kw(call *c, const char *const *params, int np, tv *out)
         for (int k = 0; k < a->nkw; k++)
             if (str_eq(a->kwname[k], str_cstr(params[i])))
                 tmpl_raise(c->rt, "TypeError",
-                           "argument for %s() given by name ('%s') and position (%d)", c->name,
+                           "argument for %s() given by name ('%s') and position (%d)", cname(c),
                            params[i], i + 1);
     for (int k = 0; k < a->nkw; k++) {
         bool known = false;
@@ -237,7 +241,7 @@ static void clinic_kw(call *c, const char *const *params, int np, tv *out)
             known |= str_eq(a->kwname[k], str_cstr(params[i]));
         if (!known)
             tmpl_raise(c->rt, "TypeError", "'%.*s' is an invalid keyword argument for %s()",
-                       (int)a->kwname[k].len, (const char *)a->kwname[k].s, c->name);
+                       (int)a->kwname[k].len, (const char *)a->kwname[k].s, cname(c));
     }
 }
 
@@ -323,7 +327,7 @@ static void adjust(i64 *start, i64 *end, iz len)
 static void check_size(call *c, i64 bytes)
 {
     if (bytes > TMPL_MAX_OUTPUT)
-        tmpl_fail(c->rt, ERR_LIMIT, "%s() would build a string of more than %d bytes", c->name,
+        tmpl_fail(c->rt, ERR_LIMIT, "%s() would build a string of more than %d bytes", cname(c),
                   (int)TMPL_MAX_OUTPUT);
 }
 
@@ -425,7 +429,7 @@ static tv m_strip(call *c, int sides)
         return str_result(c, pystr_strip(s, NULL, sides));
     tv ch = wrap_arg(c, c->a->pos[0]);
     if (ch.kind != TV_STR)
-        tmpl_raise(c->rt, "TypeError", "%s arg must be None or str", c->name);
+        tmpl_raise(c->rt, "TypeError", "%s arg must be None or str", cname(c));
     return str_result(c, pystr_strip(s, &ch.u.s, sides));
 }
 
@@ -548,7 +552,7 @@ static tv m_startswith(call *c, bool at_end)
             tv p = x.u.list->v[i];
             if (p.kind != TV_STR)
                 tmpl_raise(c->rt, "TypeError", "tuple for %s must only contain str, not %s",
-                           c->name, tv_type_name(p));
+                           cname(c), tv_type_name(p));
             if (tailmatch(s, len, p.u.s, start, end, at_end))
                 return tv_bool(true);
         }
@@ -556,7 +560,7 @@ static tv m_startswith(call *c, bool at_end)
     }
     if (x.kind != TV_STR)
         tmpl_raise(c->rt, "TypeError", "%s first arg must be str or a tuple of str, not %s",
-                   c->name, tv_type_name(x));
+                   cname(c), tv_type_name(x));
     return tv_bool(tailmatch(s, len, x.u.s, start, end, at_end));
 }
 
@@ -667,7 +671,7 @@ static tv m_remove(call *c, bool suffix)
 {
     tv x = one_arg(c);
     if (x.kind != TV_STR)
-        tmpl_raise(c->rt, "TypeError", "%s() argument must be str, not %s", c->name,
+        tmpl_raise(c->rt, "TypeError", "%s() argument must be str, not %s", cname(c),
                    tv_type_name(x));
     str s = self_str(c), p = x.u.s;
     if (p.len <= s.len && p.len > 0) {
@@ -1779,8 +1783,8 @@ static const char *method_name(tv_meth m)
 tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args)
 {
     static const tv_args none = {0};
-    call c = {rt, args ? args : &none, tv_type_name(m->self), method_name((tv_meth)m->meth),
-              m->self, m->self.kind == TV_STR && (m->self.flags & TVF_SAFE)};
+    call c = {rt, args ? args : &none, tv_type_name(m->self), m->meth, m->self,
+              m->self.kind == TV_STR && (m->self.flags & TVF_SAFE)};
     if (c.markup)
         c.type = "str";
     switch ((tv_meth)m->meth) {

@@ -5,6 +5,7 @@
 #include <utf8proc.h>
 #include <string.h>
 #include "tok_model.h"
+#include "../base/hash.h"
 #include "../base/utf8.h"
 
 static iz edge_slot(const added_trie *tr, u64 key)
@@ -19,6 +20,59 @@ static inline i64 child(const added_trie *tr, u32 node, u8 c)
 {
     iz i = edge_slot(tr, (u64)node << 8 | c);
     return tr->ekeys[i] ? (i64)tr->evals[i] : -1;
+}
+
+/* The pattern of toks[k] equal to `s`, the first of equal ones (the one
+ * the trie keeps), or -1. */
+static i32 whole_find(const added_trie *tr, const added_token *toks, const u8 *s, iz n)
+{
+    for (iz i = (iz)hash_bytes(s, n) & tr->wmask;; i = (i + 1) & tr->wmask) {
+        i32 k = tr->whole[i] - 1;
+        if (k < 0)
+            return -1;
+        if (toks[k].pattern.len == n && memcmp(toks[k].pattern.s, s, (size_t)n) == 0)
+            return k;
+    }
+}
+
+/* Sets tr->closer (see tok_model.h) when the patterns allow it. */
+static void closed_build(arena *perm, added_trie *tr, const added_token *toks, iz n, bool normalized)
+{
+    tr->closer = -1;
+    if (tr->only_first < 0)
+        return;
+    int closer = -1;
+    iz count = 0, max_len = 0;
+    for (iz k = 0; k < n; k++) {
+        str p = toks[k].pattern;
+        if (toks[k].normalized != normalized || p.len == 0)
+            continue;
+        if (p.len < 2)
+            return;
+        int last = p.s[p.len - 1];
+        if (closer < 0)
+            closer = last;
+        if (last != closer || last == tr->only_first || memchr(p.s, last, (size_t)p.len - 1))
+            return;
+        count++;
+        max_len = MAX(max_len, p.len);
+    }
+    iz size = 16;
+    while (size < 2 * count)
+        size *= 2;
+    tr->whole = NEW(perm, i32, size);
+    tr->wmask = size - 1;
+    for (iz k = 0; k < n; k++) {
+        str p = toks[k].pattern;
+        if (toks[k].normalized != normalized || p.len == 0 || whole_find(tr, toks, p.s, p.len) >= 0)
+            continue;
+        iz i = (iz)hash_bytes(p.s, p.len) & tr->wmask;
+        while (tr->whole[i])
+            i = (i + 1) & tr->wmask;
+        tr->whole[i] = (i32)k + 1;
+    }
+    tr->closer = closer;
+    tr->max_len = max_len;
 }
 
 void added_build(arena *perm, added_trie *tr, const added_token *toks, iz n, bool normalized)
@@ -70,6 +124,7 @@ void added_build(arena *perm, added_trie *tr, const added_token *toks, iz n, boo
         }
     if (firsts != 1)
         tr->only_first = -1;
+    closed_build(perm, tr, toks, n, normalized);
 }
 
 /* Rust regex \w (Unicode): Alphabetic, marks, decimal digits, connector
@@ -139,14 +194,23 @@ int added_split(const tok *t, const added_trie *tr, str s, added_emit emit, void
         u32 node = 0;
         i32 best = -1;
         iz best_end = 0;
-        for (iz j = i; j < s.len; j++) {
-            i64 c = child(tr, node, s.s[j]);
-            if (c < 0)
-                break;
-            node = (u32)c;
-            if (tr->term[node] >= 0) {
-                best = tr->term[node];
-                best_end = j + 1;
+        if (tr->closer >= 0) {
+            iz lim = MIN(s.len - i, tr->max_len);
+            const u8 *end = memchr(s.s + i + 1, tr->closer, (size_t)(lim - 1));
+            if (end) {
+                best_end = end + 1 - s.s;
+                best = whole_find(tr, t->added, s.s + i, best_end - i);
+            }
+        } else {
+            for (iz j = i; j < s.len; j++) {
+                i64 c = child(tr, node, s.s[j]);
+                if (c < 0)
+                    break;
+                node = (u32)c;
+                if (tr->term[node] >= 0) {
+                    best = tr->term[node];
+                    best_end = j + 1;
+                }
             }
         }
         if (best < 0) {

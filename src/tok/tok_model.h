@@ -53,6 +53,15 @@ typedef struct {
     iz   nnodes;
     bool first[256];      /* bytes that start some pattern */
     int  only_first;      /* the one byte every pattern starts with (memchr), or -1 */
+    /* When every pattern starts with only_first, ends with `closer` (another
+     * byte) and holds no other `closer` (Qwen's <|im_start|>, <think>, ...),
+     * the one pattern that can start at i ends at the first `closer` after
+     * i: looked up whole in `whole` (token index + 1 by hash_bytes, open
+     * addressing), no walk of the trie. */
+    int  closer;          /* that byte, or -1 */
+    iz   max_len;         /* the longest pattern */
+    i32 *whole;
+    iz   wmask;
     bool empty;
 } added_trie;
 
