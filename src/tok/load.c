@@ -404,6 +404,8 @@ static int load_tree(loader *L, const json *root)
             return component_failed(L, norm);
         if (!tok_norm_changes_text(t->norm))
             t->norm = NULL;
+        else
+            t->norm_keeps_ascii = tok_norm_keeps_ascii(t->norm);
     }
     const json *pre = json_get(root, S("pre_tokenizer"));
     if (pre && pre->type != JSON_NULL) {

@@ -949,6 +949,24 @@ bool tok_norm_changes_text(const tok_norm *n)
     }
 }
 
+bool tok_norm_keeps_ascii(const tok_norm *n)
+{
+    switch (n->kind) {
+    case NORM_SEQUENCE:
+        for (iz k = 0; k < n->u.seq.n; k++)
+            if (!tok_norm_keeps_ascii(&n->u.seq.v[k]))
+                return false;
+        return true;
+    case NORM_NFC:
+    case NORM_NFD:
+    case NORM_NFKC:
+    case NORM_NFKD:
+        return true;   /* every ASCII character is its own normal form in all four */
+    default:
+        return false;
+    }
+}
+
 /* ---- parsing ------------------------------------------------------------- */
 
 static int bad(err *e, const json *at, int code, const char *path, const char *what)

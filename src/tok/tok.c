@@ -124,6 +124,7 @@ typedef struct {
     i64        count;
     bool       want_ids;
     bool       seg_at_origin;
+    bool       ascii;   /* the text is all ASCII, and so is what the normalizer makes of it */
     err       *e;
 } run_ctx;
 
@@ -159,7 +160,7 @@ static int on_normalized(void *ctx, str piece, iz off, i32 id)
     /* Counting an all-ASCII piece with Llama 3's or Qwen's split: one loop */
     const tok_regex *re = c->want_ids ? NULL : tok_pretok_one_split(t->pretok);
     int digits = re ? tok_regex_fast_digits(re, w) : 0;
-    if (digits && utf8_ascii_prefix(piece) == piece.len)
+    if (digits && (c->ascii || utf8_ascii_prefix(piece) == piece.len))
         return bpe_count_split_ascii(t, w, piece, digits, &c->count, c->e);
     arena_mark m = arena_save(&w->scratch);
     bpe_words bw = {t, w, &c->count, c->want_ids, c->e};
@@ -193,7 +194,7 @@ static int on_raw(void *ctx, str piece, iz off, i32 id)
     }
     str ns = piece;
     arena_mark m = arena_save(&c->w->scratch);
-    if (t->norm) {
+    if (t->norm && !c->ascii) {
         int rc = tok_norm_apply(t->norm, c->w, piece, &ns, c->e);
         if (rc)
             return rc;
@@ -213,10 +214,13 @@ static int run(const tok *t, tok_work *w, str text, bool want_ids, i64 *n, err *
     w->nids = 0;
     if (e)
         e->code = ERR_OK;
-    iz bad = utf8_invalid_at(text);
-    if (bad >= 0)
-        return err_set(e, ERR_UTF8, bad, "invalid UTF-8 at byte offset %td", bad);
-    run_ctx c = {t, w, 0, want_ids, false, e};
+    iz ascii = utf8_ascii_prefix(text);
+    if (ascii < text.len) {
+        iz bad = utf8_invalid_at(str_cut(text, ascii, text.len));
+        if (bad >= 0)
+            return err_set(e, ERR_UTF8, ascii + bad, "invalid UTF-8 at byte offset %td", ascii + bad);
+    }
+    run_ctx c = {t, w, 0, want_ids, false, ascii == text.len && (!t->norm || t->norm_keeps_ascii), e};
     w->scratch.oom = &w->oom;
     if (setjmp(w->oom)) {
         w->scratch.oom = NULL;

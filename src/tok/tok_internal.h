@@ -84,6 +84,9 @@ tok_norm *tok_norm_parse(arena *perm, const json *j, const char *path, err *e);
 int tok_norm_apply(const tok_norm *n, tok_work *w, str in, str *out, err *e);
 /* Whether the normalizer can change text (false for an empty Sequence). */
 bool tok_norm_changes_text(const tok_norm *n);
+/* Whether it leaves every all-ASCII text as it is (Unicode normal forms,
+ * and sequences of them): such a text skips it. */
+bool tok_norm_keeps_ascii(const tok_norm *n);
 
 /* ---- pretok.c: the "pre_tokenizer" of tokenizer.json -------------------- */
 

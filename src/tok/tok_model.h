@@ -107,6 +107,7 @@ struct tok {
     added_trie   raw_trie, norm_trie;
     /* pipeline */
     tok_norm    *norm;           /* NULL when none or a no-op */
+    bool         norm_keeps_ascii;  /* norm leaves all-ASCII text as it is */
     tok_pretok  *pretok;         /* NULL when none */
     tok_decoder *decoder;        /* NULL when none */
     bool         lossless;
