@@ -1023,6 +1023,18 @@ static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
 static bool eval_test(ev *e, scope *s, const tmpl_node *n)
 {
     tv v = eval(e, s, n->u.filter.arg);
+    const tmpl_args *in = &n->u.filter.args;
+    if (in->pos.n == 0 && in->nkw == 0 && !in->star && !in->dstar) {
+        /* the tests of a value's kind, without arguments to bind */
+        switch ((tmpl_test_id)n->u.filter.id) {
+        case TMPL_TEST_DEFINED:   return v.kind != TV_UNDEF;
+        case TMPL_TEST_UNDEFINED: return v.kind == TV_UNDEF;
+        case TMPL_TEST_NONE:      return v.kind == TV_NONE;
+        case TMPL_TEST_STRING:    return v.kind == TV_STR;
+        case TMPL_TEST_MAPPING:   return v.kind == TV_DICT;
+        default:                  break;
+        }
+    }
     argv a = {0};
     eval_args(e, s, &n->u.filter.args, &a);
     e->rt.line = n->line;
@@ -1124,6 +1136,50 @@ static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
     return tv_undef_hint(&e->rt, "UndefinedError", (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
 }
 
+/* A comparison chain a < b < c ...: Python's, each operand evaluated
+ * once and only while the links hold. */
+static bool compare(ev *e, scope *s, const tmpl_node *n)
+{
+    tv a = eval(e, s, n->u.cmp.first);
+    for (i32 i = 0; i < n->u.cmp.n; i++) {
+        tv b = eval(e, s, n->u.cmp.rhs[i]);
+        e->rt.line = n->line;
+        bool ok;
+        int op = n->u.cmp.ops[i];
+        if ((op == TMPL_OP_EQ || op == TMPL_OP_NE) && a.kind == TV_STR && b.kind == TV_STR) {
+            ok = str_eq(a.u.s, b.u.s) == (op == TMPL_OP_EQ);   /* tv_eq's str case */
+        } else {
+            switch (op) {
+            case TMPL_OP_EQ:    ok = tv_eq(a, b); break;
+            case TMPL_OP_NE:    ok = !tv_eq(a, b); break;
+            case TMPL_OP_IN:    ok = tv_contains(&e->rt, b, a); break;
+            case TMPL_OP_NOTIN: ok = !tv_contains(&e->rt, b, a); break;
+            default:            ok = tv_compare(&e->rt, op, a, b); break;
+            }
+        }
+        if (!ok)
+            return false;
+        a = b;
+    }
+    return true;
+}
+
+/* The truth of a condition. `not`, `and`, `or`, tests and comparisons give
+ * it without a bool value made and taken apart again: the truth of `a and
+ * b` (a if a is false, else b) is truthy(a) && truthy(b), evaluated in the
+ * same order; likewise for `or`. */
+static bool eval_cond(ev *e, scope *s, const tmpl_node *n)
+{
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_NOT:     return !eval_cond(e, s, n->u.operand);
+    case TMPL_AND:     return eval_cond(e, s, n->u.bin.l) && eval_cond(e, s, n->u.bin.r);
+    case TMPL_OR:      return eval_cond(e, s, n->u.bin.l) || eval_cond(e, s, n->u.bin.r);
+    case TMPL_TEST:    return eval_test(e, s, n);
+    case TMPL_COMPARE: return compare(e, s, n);
+    default:           return tv_truthy(eval(e, s, n));
+    }
+}
+
 static tv eval_node(ev *e, scope *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
@@ -1206,7 +1262,7 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
     case TMPL_TEST:
         return tv_bool(eval_test(e, s, n));
     case TMPL_NOT:
-        return tv_bool(!tv_truthy(eval(e, s, n->u.operand)));
+        return tv_bool(!eval_cond(e, s, n->u.operand));
     case TMPL_NEG:
     case TMPL_POS: {
         tv v = eval(e, s, n->u.operand);
@@ -1275,27 +1331,10 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
         b->len = mark;
         return r;
     }
-    case TMPL_COMPARE: {
-        tv a = eval(e, s, n->u.cmp.first);
-        for (i32 i = 0; i < n->u.cmp.n; i++) {
-            tv b = eval(e, s, n->u.cmp.rhs[i]);
-            e->rt.line = n->line;
-            bool ok;
-            switch (n->u.cmp.ops[i]) {
-            case TMPL_OP_EQ:    ok = tv_eq(a, b); break;
-            case TMPL_OP_NE:    ok = !tv_eq(a, b); break;
-            case TMPL_OP_IN:    ok = tv_contains(&e->rt, b, a); break;
-            case TMPL_OP_NOTIN: ok = !tv_contains(&e->rt, b, a); break;
-            default:            ok = tv_compare(&e->rt, n->u.cmp.ops[i], a, b); break;
-            }
-            if (!ok)
-                return tv_bool(false);
-            a = b;
-        }
-        return tv_bool(true);
-    }
+    case TMPL_COMPARE:
+        return tv_bool(compare(e, s, n));
     case TMPL_COND: {
-        if (tv_truthy(eval(e, s, n->u.cond.test)))
+        if (eval_cond(e, s, n->u.cond.test))
             return eval(e, s, n->u.cond.then);
         if (n->u.cond.orelse)
             return eval(e, s, n->u.cond.orelse);
@@ -1442,7 +1481,7 @@ static int run_for(ev *e, scope *s, const tmpl_node *n, tv iterv, i32 depth0)
             u64 esc = e->rt.escapes;
             scope *fs = scope_new(e, s);
             assign(e, fs, n->u.for_.target, items[i]);
-            if (tv_truthy(eval(e, fs, n->u.for_.filter)))
+            if (eval_cond(e, fs, n->u.for_.filter))
                 kept[k++] = items[i];
             if (e->rt.escapes == esc)
                 arena_restore(e->rt.a, m);
@@ -1530,12 +1569,12 @@ static int exec_stmt(ev *e, scope *s, const tmpl_node *n)
         return X_OK;
     }
     case TMPL_IF:
-        if (tv_truthy(eval(e, s, n->u.if_.test)))
+        if (eval_cond(e, s, n->u.if_.test))
             return exec_body(e, s, &n->u.if_.body);
         for (i32 i = 0; i < n->u.if_.elifs.n; i++) {
             const tmpl_node *el = n->u.if_.elifs.v[i];
             e->rt.line = el->line;
-            if (tv_truthy(eval(e, s, el->u.if_.test)))
+            if (eval_cond(e, s, el->u.if_.test))
                 return exec_body(e, s, &el->u.if_.body);
         }
         return exec_body(e, s, &n->u.if_.orelse);

@@ -120,6 +120,18 @@ CASES = [
     ("and_or", "{{ 0 or 'x' }}|{{ 'a' and 'b' }}|{{ '' and 'b' }}|{{ none or none }}|{{ not 0 }}|{{ not 'a' }}", {}),
     ("cond_expr", "{{ 'y' if 1 else 'n' }}|{{ 'y' if 0 else 'n' }}|[{{ 'y' if 0 }}]", {}),
     ("cond_expr_used", "{{ ('y' if 0) + 1 }}", {}),
+    # the truth of conditions (and/or/not/tests/comparisons) in every place one is taken
+    ("cond_truth", "{% for a in [0, 1, '', 'x', none, [], [0]] %}{% for b in [0, 'y', none, {}] %}"
+     "{% if a and b %}A{% endif %}{% if a or b %}O{% endif %}{% if not a %}N{% endif %}"
+     "{% if not (a or b) and not b %}M{% endif %}{{ 'c' if a and not b else 'd' }};{% endfor %}{% endfor %}"
+     "{% for x in [1, 'a', '', none] if x and x is not none %}{{ x }}{% endfor %}", {}),
+    ("cond_kind_tests", "{% for x in [1, 'a', none, {}, [], undefined_name, 1.5] %}"
+     "{{ x is defined }}{{ x is undefined }}{{ x is none }}{{ x is string }}{{ x is mapping }}"
+     "{% if x is not string and x is not mapping %}-{% endif %};{% endfor %}", {}),
+    ("cond_str_compare", "{% for r in ['user', 'assistant', 'tool', 1, none] %}"
+     "{{ r == 'user' }}{{ r != 'tool' }}{{ 'a' < r < 'u' if r is string }}{% if r == 'assistant' or r == 1 %}!{% endif %};"
+     "{% endfor %}{{ 'ab' == 'ab' == 'ab' }}{{ 'a' == 'a' != 'a' }}", {}),
+    ("cond_test_args", "{{ 3 is divisibleby(3) }}{{ 'x' is defined(1) }}", {}),
     ("getattr_getitem", "{{ d.a }}|{{ d['a'] }}|{{ d.b.c }}|{{ l[0] }}|{{ l[-1] }}|{{ l.0 }}|{{ s[1] }}|{{ s[-1] }}", {"d": {"a": 1, "b": {"c": 2}}, "l": [5, 6], "s": "héllo"}),
     ("getitem_missing", "[{{ d.x }}][{{ l[5] }}][{{ d['y'] }}][{{ none.x }}]", {"d": {"a": 1}, "l": [1]}),
     ("getattr_method_vs_key", "{{ d['items'] }}|{{ d.items() | list }}", {"d": {"items": 7}}),
