@@ -34,7 +34,7 @@ bool buf_reserve(buf *b, iz extra)
     return true;
 }
 
-void buf_put(buf *b, const void *p, iz n)
+void buf_put_grow(buf *b, const void *p, iz n)
 {
     if (n <= 0 || !buf_reserve(b, n))
         return;
@@ -42,16 +42,11 @@ void buf_put(buf *b, const void *p, iz n)
     b->len += n;
 }
 
-void buf_str(buf *b, str s) { buf_put(b, s.s, s.len); }
 void buf_cstr(buf *b, const char *s) { buf_put(b, s, (iz)strlen(s)); }
 
-void buf_byte(buf *b, u8 c)
+void buf_byte_grow(buf *b, u8 c)
 {
-    if (b->len < b->cap) {
-        b->data[b->len++] = c;
-        return;
-    }
-    buf_put(b, &c, 1);
+    buf_put_grow(b, &c, 1);
 }
 
 void buf_u64(buf *b, u64 v)
