@@ -5,6 +5,7 @@
  * output, or the exception class and message, must be Jinja's. On top: the
  * limits, the scratch arena's reuse, and errors leaving the output as it was. */
 #include "test.h"
+#include "../src/json/pyfmt.h"
 #include "../src/base/arena.h"
 #include "../src/base/buf.h"
 #include "../src/json/json.h"
@@ -244,6 +245,78 @@ static void test_limits(void)
     EXPECT_EQ(tmpl_render(p, NULL, 0, NULL, &small, &out, &te), ERR_OK);
     EXPECT_STR(buf_view(&out), S("ok"));
     arena_fini(&small);
+    /* a context string longer than a value holds (4 GiB), as a value and as
+     * a key: an error, not a cut. The bytes are never read, so a short
+     * buffer stands for them. */
+    if (PTRDIFF_MAX > UINT32_MAX) {
+        p = tmpl_compile(&perm, S("{{ x }}"), &ce, NULL);
+        REQUIRE(p);
+        str huge = {(const u8 *)"abc", (iz)UINT32_MAX + 1};
+        json sv = {.type = JSON_STR};
+        sv.u.s = huge;
+        json_member m = {huge, {.type = JSON_NULL}};
+        json ov = {.type = JSON_OBJ};
+        ov.u.obj.members = &m;
+        ov.u.obj.n = 1;
+        const json *vals[] = {&sv, &ov};
+        for (int k = 0; k < 2; k++) {
+            tmpl_var v[1] = {{S("x"), vals[k], 0}};
+            out.len = 0;
+            EXPECT_EQ(tmpl_render(p, v, 1, NULL, &scratch, &out, &te), ERR_LIMIT);
+            EXPECT(te.exc == NULL && strstr(te.msg, "4 GiB") != NULL);
+            EXPECT_EQ(out.len, 0);
+        }
+    }
+    /* a context nested deeper than json.dumps goes (PYFMT_MAX_DEPTH, past
+     * the parser's own limit, so built by hand): a container at the
+     * deepest level may be empty, a value below it is an error, whether it
+     * is a scalar or a container, in a list or in an object */
+    {
+        p = tmpl_compile(&perm, S("{{ x | length }}"), &ce, NULL);
+        REQUIRE(p);
+        enum { D = PYFMT_MAX_DEPTH };
+        json *nodes = calloc(D + 2, sizeof *nodes);
+        json_member *mem = calloc(D + 2, sizeof *mem);
+        REQUIRE(nodes && mem);
+        /* nodes[i] is at depth i; `leaf` says what is at depth `last` */
+        for (int c = 0; c < 6; c++) {
+            int last = c < 3 ? D : D + 1;
+            bool in_obj = c % 2;
+            for (int i = 0; i <= last; i++) {
+                json *n = &nodes[i];
+                if (i == last) {
+                    *n = (json){.type = c == 2 || c == 5 ? JSON_ARR : JSON_INT};
+                    continue;
+                }
+                if (in_obj) {
+                    *n = (json){.type = JSON_OBJ};
+                    mem[i] = (json_member){S("k"), nodes[i + 1]};
+                    n->u.obj.members = &mem[i];
+                    n->u.obj.n = 1;
+                } else {
+                    *n = (json){.type = JSON_ARR};
+                    n->u.arr.items = &nodes[i + 1];
+                    n->u.arr.n = 1;
+                }
+            }
+            /* members hold copies: fill them from the bottom up again */
+            for (int i = last - 1; i >= 0; i--) {
+                if (in_obj)
+                    mem[i].val = nodes[i + 1];
+            }
+            tmpl_var v[1] = {{S("x"), &nodes[0], 0}};
+            out.len = 0;
+            int want = last > D ? ERR_LIMIT : ERR_OK;
+            int rc = tmpl_render(p, v, 1, NULL, &scratch, &out, &te);
+            if (rc != want)
+                printf("#   depth case %d: %d, expected %d (%s)\n", c, rc, want, te.msg);
+            EXPECT_EQ(rc, want);
+            if (want == ERR_LIMIT)
+                EXPECT(strstr(te.msg, "nested deeper") != NULL);
+        }
+        free(nodes);
+        free(mem);
+    }
     buf_free(&out);
     arena_fini(&perm);
     arena_fini(&scratch);

@@ -131,7 +131,7 @@ static void emit(ev *e, str s)
 static void emit_value(ev *e, tv v)
 {
     if (v.kind == TV_STR) {
-        emit(e, v.u.s);
+        emit(e, tv_s(v));
         return;
     }
     if (v.kind == TV_UNDEF)
@@ -147,12 +147,13 @@ static int exec_body(ev *e, scope *s, const tmpl_list *body);
 static tv eval_node(ev *e, scope *s, const tmpl_node *n);
 
 /* The bytes of b from `start` on, copied into the arena (b->data may still
- * be NULL when nothing was written). */
+ * be NULL when nothing was written). Checked: the caller's max_output may
+ * let a captured body grow past TV_MAX_STR. */
 static tv tail_copy(ev *e, const buf *b, iz start)
 {
     if (b->len == start)
         return tv_str(S(""));
-    return tv_str(arena_strdup(e->rt.a, str_from(b->data + start, b->len - start)));
+    return tv_str_checked(&e->rt, arena_strdup(e->rt.a, str_from(b->data + start, b->len - start)));
 }
 
 /* Runs a body into a string instead of the output. */
@@ -297,7 +298,7 @@ static str html_escape(ev *e, str s)
     }
     tv r = tv_str_from_buf(&e->rt, &b);
     buf_free(&b);
-    return r.u.s;
+    return tv_s(r);
 }
 
 static tv seq_repeat(ev *e, tv seq, i64 times)
@@ -305,18 +306,19 @@ static tv seq_repeat(ev *e, tv seq, i64 times)
     if (times < 0)
         times = 0;
     if (seq.kind == TV_STR) {
-        if (seq.u.s.len && times > TMPL_MAX_OUTPUT / seq.u.s.len)
+        str s = tv_s(seq);
+        if (s.len && times > TMPL_MAX_OUTPUT / s.len)
             tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
-        iz n = seq.u.s.len * (iz)times;
+        iz n = s.len * (iz)times;
         u8 *p = NEW_NZ(e->rt.a, u8, n + 1);
         for (i64 k = 0; k < times; k++)
-            memcpy(p + k * seq.u.s.len, seq.u.s.s, (size_t)seq.u.s.len);
+            memcpy(p + k * s.len, s.s, (size_t)s.len);
         tv r = tv_str(str_from(p, n));
         r.flags = seq.flags;
         return r;
     }
     iz m = seq.u.list->n;
-    if (m && times > (TMPL_MAX_OUTPUT / 24) / m)
+    if (m && times > (TMPL_MAX_OUTPUT / (i64)sizeof(tv)) / m)
         tmpl_fail(&e->rt, ERR_LIMIT, "a list grew past the output limit");
     tv r = seq.kind == TV_TUPLE ? tv_tuple_new(&e->rt, m * (iz)times) : tv_list_new(&e->rt, m * (iz)times);
     for (i64 k = 0; k < times; k++)
@@ -409,7 +411,7 @@ static tv binop(ev *e, int op, tv a, tv b)
             if (b.kind != TV_STR)
                 tmpl_raise(&e->rt, "TypeError", "can only concatenate str (not \"%s\") to str",
                            tv_type_name(b));
-            str x = a.u.s, y = b.u.s;
+            str x = tv_s(a), y = tv_s(b);
             u8 flags = 0;
             if ((a.flags | b.flags) & TVF_SAFE) {
                 if (!(a.flags & TVF_SAFE)) x = html_escape(e, x);
@@ -618,7 +620,7 @@ static void eval_args(ev *e, scope *s, const tmpl_args *in, argv *out)
             tv k = v.u.dict->e[i].key;
             if (k.kind != TV_STR)
                 tmpl_raise(&e->rt, "TypeError", "keywords must be strings");
-            argv_kw(e, out, k.u.s, v.u.dict->e[i].val);
+            argv_kw(e, out, tv_s(k), v.u.dict->e[i].val);
         }
     }
 }
@@ -847,7 +849,7 @@ static tv call_strftime(ev *e, const tv_args *a)
     /* Python passes the format to the C library, except %f, %z and %Z,
      * which it expands itself; a naive datetime gives "" for %z and %Z. */
     buf fmt = {0};
-    str s = f.u.s;
+    str s = tv_s(f);
     for (iz i = 0; i < s.len; i++) {
         if (s.s[i] == '%' && i + 1 < s.len) {
             u8 c = s.s[i + 1];
@@ -916,8 +918,8 @@ static tv call_value(ev *e, tv callee, const tv_args *args)
                 tmpl_raise(&e->rt, "TypeError", "raise_exception() takes 1 positional argument but %d were given",
                            (int)args->npos);
             tv m = tv_to_str(&e->rt, args->pos[0]);
-            tmpl_raise(&e->rt, "TemplateError", "%.*s", (int)MIN(m.u.s.len, (iz)ERR_MSG_MAX),
-                       (const char *)m.u.s.s);
+            tmpl_raise(&e->rt, "TemplateError", "%.*s", (int)MIN(tv_s(m).len, (iz)ERR_MSG_MAX),
+                       (const char *)tv_s(m).s);
         }
         case TVFN_STRFTIME_NOW:
             return call_strftime(e, args);
@@ -944,7 +946,7 @@ static tv call_value(ev *e, tv callee, const tv_args *args)
             else if (args->npos || args->nkw)
                 tmpl_raise(&e->rt, "TypeError", "Joiner() takes 1 argument");
             tv_joiner *j = NEW(e->rt.a, tv_joiner, 1);
-            j->sep = tv_to_str(&e->rt, sep).u.s;
+            j->sep = tv_s(tv_to_str(&e->rt, sep));
             tv v = {.kind = TV_JOINER};
             v.u.joiner = j;
             return v;
@@ -971,7 +973,7 @@ static tv big_literal(ev *e, const tmpl_node *n)
         tmpl_fail(&e->rt, ERR_UNSUPPORTED, "a non-decimal integer literal beyond 64 bits");
     }
     tv v = {.kind = TV_BIGINT};
-    v.u.s = arena_strdup(e->rt.a, buf_view(&digits));
+    tv_set_s(&v, arena_strdup(e->rt.a, buf_view(&digits)));
     buf_free(&digits);
     return v;
 }
@@ -1087,11 +1089,11 @@ static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
     if (v.kind != TV_STR || (v.flags & TVF_SAFE))
         return chain_rest(e, s, n, ops, k + 1, v);
     iz start = dst->len;
-    buf_str(dst, v.u.s);
+    buf_str(dst, tv_s(v));
     for (int i = k + 1; i < ADD_CHAIN_MAX; i++) {
         tv r = eval(e, s, ops[i]);
         if (r.kind == TV_STR && !(r.flags & TVF_SAFE)) {
-            buf_str(dst, r.u.s);
+            buf_str(dst, tv_s(r));
             if (dst->failed)
                 tmpl_fail(&e->rt, ERR_NOMEM, "out of memory");
             if (dst->len - start > TMPL_MAX_OUTPUT)
@@ -1147,7 +1149,7 @@ static bool compare(ev *e, scope *s, const tmpl_node *n)
         bool ok;
         int op = n->u.cmp.ops[i];
         if ((op == TMPL_OP_EQ || op == TMPL_OP_NE) && a.kind == TV_STR && b.kind == TV_STR) {
-            ok = str_eq(a.u.s, b.u.s) == (op == TMPL_OP_EQ);   /* tv_eq's str case */
+            ok = str_eq(tv_s(a), tv_s(b)) == (op == TMPL_OP_EQ);   /* tv_eq's str case */
         } else {
             switch (op) {
             case TMPL_OP_EQ:    ok = tv_eq(a, b); break;
@@ -1276,18 +1278,20 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
                 int_overflow(e);
             return tv_int(neg ? -v.u.i : v.u.i);
         case TV_FLOAT: return tv_float(neg ? -v.u.f : v.u.f);
-        case TV_BIGINT:
+        case TV_BIGINT: {
             if (!neg)
                 return v;
-            if (v.u.s.s[0] == '-') {
-                v.u.s = str_cut(v.u.s, 1, v.u.s.len);
+            str d = tv_s(v);
+            if (d.s[0] == '-') {
+                tv_set_s(&v, str_cut(d, 1, d.len));
             } else {
-                u8 *p = NEW_NZ(e->rt.a, u8, v.u.s.len + 2);
+                u8 *p = NEW_NZ(e->rt.a, u8, d.len + 2);
                 p[0] = '-';
-                memcpy(p + 1, v.u.s.s, (size_t)v.u.s.len);
-                v.u.s = str_from(p, v.u.s.len + 1);
+                memcpy(p + 1, d.s, (size_t)d.len);
+                tv_set_s(&v, str_from(p, d.len + 1));
             }
             return v;
+        }
         default:
             tmpl_raise(&e->rt, "TypeError", "bad operand type for unary %c: '%s'", neg ? '-' : '+',
                        tv_type_name(v));

@@ -104,15 +104,17 @@ static void tvcpy(tv *dst, const tv *src, iz n)
         memcpy(dst, src, sizeof(tv) * (size_t)n);
 }
 
-static tv mkstr(str s, bool safe)
+/* A filter's string result (Markup when `safe`). Checked: case mapping
+ * grows a context string, which nothing bounds below TV_MAX_STR. */
+static tv mkstr(tmpl_rt *rt, str s, bool safe)
 {
-    tv v = tv_str(s);
+    tv v = tv_str_checked(rt, s);
     if (safe)
         v.flags = TVF_SAFE;
     return v;
 }
 
-static tv sb_tv(const sb *b, bool safe) { return mkstr(sb_view(b), safe); }
+static tv sb_tv(const sb *b, bool safe) { return mkstr(b->rt, sb_view(b), safe); }
 
 static bool is_safe(tv v) { return v.kind == TV_STR && (v.flags & TVF_SAFE); }
 
@@ -135,7 +137,7 @@ static const char *pytype(tv v)
 /* str(v) as a slice (Undefined gives ""). */
 static str to_s(tmpl_rt *rt, tv v)
 {
-    return v.kind == TV_STR ? v.u.s : tv_to_str(rt, v).u.s;
+    return v.kind == TV_STR ? tv_s(v) : tv_s(tv_to_str(rt, v));
 }
 
 /* markupsafe's soft_str: a str (or Markup) stays itself, the rest is str(). */
@@ -379,7 +381,7 @@ static tv int_from_digits(tmpl_rt *rt, bool neg, str digits)
         p[n++] = '-';
     memcpy(p + n, digits.s, (size_t)digits.len);
     tv v = {.kind = TV_BIGINT};
-    v.u.s = str_from(p, n + digits.len);
+    tv_set_s(&v, str_from(p, n + digits.len));
     return v;
 }
 
@@ -387,8 +389,9 @@ static tv int_from_digits(tmpl_rt *rt, bool neg, str digits)
 static void int_digits(tmpl_rt *rt, tv v, bool *neg, str *digits)
 {
     if (v.kind == TV_BIGINT) {
-        *neg = v.u.s.len && v.u.s.s[0] == '-';
-        *digits = str_cut(v.u.s, *neg ? 1 : 0, v.u.s.len);
+        str d = tv_s(v);
+        *neg = d.len && d.s[0] == '-';
+        *digits = str_cut(d, *neg ? 1 : 0, d.len);
         return;
     }
     i64 x = int_of(v);
@@ -462,9 +465,10 @@ static double int_to_double(tmpl_rt *rt, tv v)
 {
     if (v.kind != TV_BIGINT)
         return (double)int_of(v);
-    char *z = NEW_NZ(rt->a, char, v.u.s.len + 1);
-    memcpy(z, v.u.s.s, (size_t)v.u.s.len);
-    z[v.u.s.len] = 0;
+    str digits = tv_s(v);
+    char *z = NEW_NZ(rt->a, char, digits.len + 1);
+    memcpy(z, digits.s, (size_t)digits.len);
+    z[digits.len] = 0;
     double d = strtod(z, NULL);
     if (isinf(d))
         tmpl_raise(rt, "OverflowError", "int too large to convert to float");
@@ -602,9 +606,9 @@ static tv py_add(tmpl_rt *rt, tv a, tv b)
     if (a.kind == TV_STR) {
         if (is_safe(a) || is_safe(b))
             tmpl_fail(rt, ERR_UNSUPPORTED, "adding Markup strings in sum");
-        sb s = sb_new(rt, a.u.s.len + b.u.s.len);
-        sb_str(&s, a.u.s);
-        sb_str(&s, b.u.s);
+        sb s = sb_new(rt, tv_s(a).len + tv_s(b).len);
+        sb_str(&s, tv_s(a));
+        sb_str(&s, tv_s(b));
         return sb_tv(&s, false);
     }
     tmpl_raise(rt, "TypeError", "unsupported operand type(s) for +: '%s' and '%s'",
@@ -867,7 +871,7 @@ static attrpath attr_parts(tmpl_rt *rt, tv attribute)
         p.n = 1;
         return p;
     }
-    str s = attribute.u.s;
+    str s = tv_s(attribute);
     iz count = 1;
     for (iz i = 0; i < s.len; i++)
         count += s.s[i] == '.';
@@ -887,7 +891,7 @@ static attrpath attr_parts(tmpl_rt *rt, tv attribute)
             tmpl_fail(rt, ERR_UNSUPPORTED, "attribute path part '%s' (digits that are not decimal)",
                       cz(rt, part));
         else
-            p.parts[p.n++] = mkstr(part, false);
+            p.parts[p.n++] = mkstr(rt, part, false);
         beg = i + 1;
     }
     return p;
@@ -898,7 +902,7 @@ static tv ignore_case(tmpl_rt *rt, tv v)
 {
     if (v.kind != TV_STR)
         return v;
-    return mkstr(pystr_lower(rt->a, v.u.s), is_safe(v));
+    return mkstr(rt, pystr_lower(rt->a, tv_s(v)), is_safe(v));
 }
 
 /* make_attrgetter(environment, attribute, postprocess, default): the item
@@ -1225,7 +1229,7 @@ static void pct_float(tmpl_rt *rt, sb *out, u32 conv, int flags, iz width, iz pr
  * the one argument. A Markup format escapes its str arguments (Markup.__mod__). */
 static tv pct_format(tmpl_rt *rt, tv fmtv, tv args)
 {
-    str f = fmtv.u.s;
+    str f = tv_s(fmtv);
     bool safe = is_safe(fmtv);
     /* CPython's state: the current argument object, its length (-1: not a
      * tuple) and the next index (-2: the lone argument is still unused). */
@@ -1262,7 +1266,7 @@ static tv pct_format(tmpl_rt *rt, tv fmtv, tv args)
             if (args.kind != TV_DICT)   /* a list: list["key"] */
                 tmpl_raise(rt, "TypeError", "list indices must be integers or slices, not str");
             if (!tv_dict_get_str(args.u.dict, key, &cur))
-                tmpl_raise(rt, "KeyError", "%s", repr_cz(rt, mkstr(key, false)));
+                tmpl_raise(rt, "KeyError", "%s", repr_cz(rt, mkstr(rt, key, false)));
             arglen = -1;
             argidx = -2;
         }
@@ -1338,11 +1342,11 @@ static tv pct_format(tmpl_rt *rt, tv fmtv, tv args)
         case 's': case 'r': case 'a': {
             str s;
             if (conv == 's') {
-                s = safe && !is_safe(v) ? escape_tv(rt, v).u.s : to_s(rt, v);
+                s = safe && !is_safe(v) ? tv_s(escape_tv(rt, v)) : to_s(rt, v);
             } else {
                 s = conv == 'r' ? repr_s(rt, v) : ascii_s(rt, v);
                 if (safe)
-                    s = escape_tv(rt, mkstr(s, false)).u.s;
+                    s = tv_s(escape_tv(rt, mkstr(rt, s, false)));
             }
             if (prec >= 0 && pystr_len(s) > prec)
                 s = str_cut(s, 0, pystr_offset(s, prec));
@@ -1359,9 +1363,9 @@ static tv pct_format(tmpl_rt *rt, tv fmtv, tv args)
                 cp = (u32)int_of(v);
                 if (cp >= 0xd800 && cp <= 0xdfff)
                     tmpl_fail(rt, ERR_UNSUPPORTED, "%%c of a surrogate");
-            } else if (v.kind == TV_STR && pystr_len(v.u.s) == 1) {
+            } else if (v.kind == TV_STR && pystr_len(tv_s(v)) == 1) {
                 iz k = 0;
-                cp = utf8_next(v.u.s.s, &k);
+                cp = utf8_next(tv_s(v).s, &k);
             } else {
                 tmpl_raise(rt, "TypeError", "%%c requires int or char");
             }
@@ -1538,12 +1542,13 @@ static void jw_value(jw *w, tv v, int level);
 static void jw_int(jw *w, tv v)
 {
     if (v.kind == TV_BIGINT) {
-        iz nd = v.u.s.len - (v.u.s.len && v.u.s.s[0] == '-');
+        str d = tv_s(v);
+        iz nd = d.len - (d.len && d.s[0] == '-');
         if (nd > PYFMT_INT_MAX_DIGITS)
             tmpl_raise(w->rt, "ValueError", "Exceeds the limit (%d digits) for integer string "
                        "conversion; use sys.set_int_max_str_digits() to increase the limit",
                        (int)PYFMT_INT_MAX_DIGITS);
-        buf_str(w->b, v.u.s);
+        buf_str(w->b, d);
     } else {
         pyfmt_int(w->b, int_of(v));
     }
@@ -1554,7 +1559,7 @@ static void jw_key(jw *w, tv k)
 {
     switch (k.kind) {
     case TV_STR:
-        pyfmt_json_str(w->b, k.u.s, w->o->ensure_ascii);
+        pyfmt_json_str(w->b, tv_s(k), w->o->ensure_ascii);
         return;
     case TV_FLOAT: {
         char tmp[PYFMT_FLOAT_MAX];
@@ -1633,7 +1638,7 @@ static void jw_value(jw *w, tv v, int level)
         pyfmt_float_json(w->b, v.u.f);
         break;
     case TV_STR:
-        pyfmt_json_str(w->b, v.u.s, w->o->ensure_ascii);
+        pyfmt_json_str(w->b, tv_s(v), w->o->ensure_ascii);
         break;
     case TV_LIST: case TV_TUPLE: {
         const tv_list *l = v.u.list;
@@ -1762,7 +1767,7 @@ static tv f_abs(tmpl_rt *rt, tv v, const tv_args *a)
             return int_from_digits(rt, false, S("9223372036854775808"));
         return tv_int(v.u.i < 0 ? -v.u.i : v.u.i);
     case TV_BIGINT:
-        return v.u.s.s[0] == '-' ? int_from_digits(rt, false, str_cut(v.u.s, 1, v.u.s.len)) : v;
+        return tv_s(v).s[0] == '-' ? int_from_digits(rt, false, str_cut(tv_s(v), 1, tv_s(v).len)) : v;
     case TV_FLOAT:
         return tv_float(fabs(v.u.f));
     default:
@@ -1786,7 +1791,7 @@ static tv f_attr(tmpl_rt *rt, tv v, const tv_args *a)
     tv obj = b.v[1], name = b.v[2];
     if (name.kind != TV_STR)
         tmpl_raise(rt, "TypeError", "attribute name must be string, not '%s'", pytype(name));
-    str n = name.u.s;
+    str n = tv_s(name);
     if (obj.kind == TV_UNDEF)
         tv_undef_raise(rt, obj);
     if (n.len >= 2 && n.s[0] == '_' && n.s[1] == '_')
@@ -1894,10 +1899,10 @@ static tv f_case(tmpl_rt *rt, int id, tv v, const tv_args *a)
     bind(rt, id == TMPL_FILTER_CAPITALIZE ? &SG_CAPITALIZE : id == TMPL_FILTER_LOWER ? &SG_LOWER : &SG_UPPER,
          v, a, &b);
     tv s = soft_str(rt, v);
-    str r = id == TMPL_FILTER_CAPITALIZE ? pystr_capitalize(rt->a, s.u.s)
-          : id == TMPL_FILTER_LOWER      ? pystr_lower(rt->a, s.u.s)
-                                         : pystr_upper(rt->a, s.u.s);
-    return mkstr(r, is_safe(s));
+    str r = id == TMPL_FILTER_CAPITALIZE ? pystr_capitalize(rt->a, tv_s(s))
+          : id == TMPL_FILTER_LOWER      ? pystr_lower(rt->a, tv_s(s))
+                                         : pystr_upper(rt->a, tv_s(s));
+    return mkstr(rt, r, is_safe(s));
 }
 
 static tv f_center(tmpl_rt *rt, tv v, const tv_args *a)
@@ -1908,14 +1913,14 @@ static tv f_center(tmpl_rt *rt, tv v, const tv_args *a)
     i64 width = given(&b, 1) ? py_index(rt, b.v[1]) : 80;
     if (width > TMPL_MAX_OUTPUT)
         tmpl_fail(rt, ERR_LIMIT, "center to %lld characters", (long long)width);
-    return mkstr(pystr_center(rt->a, s.u.s, (iz)width, ' '), is_safe(s));
+    return mkstr(rt, pystr_center(rt->a, tv_s(s), (iz)width, ' '), is_safe(s));
 }
 
 static tv f_default(tmpl_rt *rt, tv v, const tv_args *a)
 {
     bound b;
     bind(rt, &SG_DEFAULT, v, a, &b);
-    tv def = arg_or(&b, 1, mkstr(S(""), false));
+    tv def = arg_or(&b, 1, mkstr(rt, S(""), false));
     bool boolean = tv_truthy(arg_or(&b, 2, tv_bool(false)));
     if (v.kind == TV_UNDEF || (boolean && !tv_truthy(v)))
         return def;
@@ -1939,11 +1944,11 @@ static tv f_dictsort(tmpl_rt *rt, tv v, const tv_args *a)
     bound b;
     bind(rt, &SG_DICTSORT, v, a, &b);
     bool cs = tv_truthy(arg_or(&b, 1, tv_bool(false)));
-    tv by = arg_or(&b, 2, mkstr(S("key"), false));
+    tv by = arg_or(&b, 2, mkstr(rt, S("key"), false));
     int pos;
-    if (tv_eq(by, mkstr(S("key"), false)))
+    if (tv_eq(by, mkstr(rt, S("key"), false)))
         pos = 0;
-    else if (tv_eq(by, mkstr(S("value"), false)))
+    else if (tv_eq(by, mkstr(rt, S("value"), false)))
         pos = 1;
     else
         tmpl_raise(rt, "FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
@@ -1970,14 +1975,14 @@ static tv f_forceescape(tmpl_rt *rt, tv v, const tv_args *a)
 {
     bound b;
     bind(rt, &SG_FORCEESCAPE, v, a, &b);
-    return escape_tv(rt, mkstr(to_s(rt, v), false));
+    return escape_tv(rt, mkstr(rt, to_s(rt, v), false));
 }
 
 static tv f_safe(tmpl_rt *rt, tv v, const tv_args *a)
 {
     bound b;
     bind(rt, &SG_SAFE, v, a, &b);
-    return mkstr(to_s(rt, v), true);
+    return mkstr(rt, to_s(rt, v), true);
 }
 
 /* float(v): 0 on success, else the exception do_float catches
@@ -1992,7 +1997,7 @@ static int py_float(tmpl_rt *rt, tv v, double *out)
         *out = int_to_double(rt, v);
         return 0;
     case TV_STR:
-        return parse_float(rt, v.u.s, out) ? 0 : 1;
+        return parse_float(rt, tv_s(v), out) ? 0 : 1;
     case TV_UNDEF:
         tv_undef_raise(rt, v);
     default:
@@ -2087,7 +2092,7 @@ static tv f_last(tmpl_rt *rt, tv v, const tv_args *a)
         if (!n)
             return tv_undef_hint(rt, "UndefinedError", "No last item, sequence was empty.");
         /* reversed() indexes the sequence, and Markup's __getitem__ gives Markup */
-        return is_safe(v) ? mkstr(items[n - 1].u.s, true) : items[n - 1];
+        return is_safe(v) ? mkstr(rt, tv_s(items[n - 1]), true) : items[n - 1];
     }
     default:
         tmpl_raise(rt, "TypeError", "'%s' object is not reversible", pytype(v));
@@ -2115,7 +2120,7 @@ static tv f_format(tmpl_rt *rt, tv v, const tv_args *a)
     if (b.nkw) {
         args = tv_dict_new(rt, b.nkw);
         for (i32 i = 0; i < b.nkw; i++)
-            tv_dict_set(rt, args.u.dict, mkstr(b.kwname[i], false), b.kw[i]);
+            tv_dict_set(rt, args.u.dict, mkstr(rt, b.kwname[i], false), b.kw[i]);
     } else {
         args = tv_tuple_new(rt, b.nrest);
         for (i32 i = 0; i < b.nrest; i++)
@@ -2163,7 +2168,7 @@ static tv f_indent(tmpl_rt *rt, tv v, const tv_args *a)
     bool blank = tv_truthy(arg_or(&b, 3, tv_bool(false)));
     str ind;
     if (width.kind == TV_STR) {
-        ind = width.u.s;
+        ind = tv_s(width);
     } else if (width.kind == TV_INT || width.kind == TV_BOOL) {
         i64 w = int_of(width);
         if (w > TMPL_MAX_OUTPUT)
@@ -2191,12 +2196,12 @@ static tv f_indent(tmpl_rt *rt, tv v, const tv_args *a)
         tmpl_raise(rt, "TypeError", "unsupported operand type(s) for +=: '%s' and 'str'", pytype(v));
     }
     /* s += "\n"; lines = s.splitlines() */
-    sb s = sb_new(rt, v.u.s.len + 1);
-    sb_str(&s, v.u.s);
+    sb s = sb_new(rt, tv_s(v).len + 1);
+    sb_str(&s, tv_s(v));
     sb_byte(&s, '\n');
     str *lines;
     iz nl = pystr_splitlines(rt->a, sb_view(&s), false, &lines);
-    sb out = sb_new(rt, v.u.s.len + nl * ind.len + 8);
+    sb out = sb_new(rt, tv_s(v).len + nl * ind.len + 8);
     if (first)
         sb_str(&out, ind);
     for (iz i = 0; i < nl; i++) {
@@ -2221,10 +2226,10 @@ static tv f_int(tmpl_rt *rt, tv v, const tv_args *a)
         tv out;
         /* int(value, base); a base that is no int is a TypeError, a bad one a
          * ValueError: both fall back to int(float(value)). */
-        if ((base.kind == TV_INT || base.kind == TV_BOOL) && parse_int(rt, v.u.s, int_of(base), &out))
+        if ((base.kind == TV_INT || base.kind == TV_BOOL) && parse_int(rt, tv_s(v), int_of(base), &out))
             return out;
         double d;
-        if (!parse_float(rt, v.u.s, &d) || isnan(d))
+        if (!parse_float(rt, tv_s(v), &d) || isnan(d))
             return def;
         return int_from_double(rt, d);
     }
@@ -2300,7 +2305,7 @@ static int filter_by_name(tmpl_rt *rt, tv name)
 {
     int id = TMPL_FILTER_UNKNOWN;
     if (name.kind == TV_STR)
-        id = (int)tmpl_filter_lookup(name.u.s);
+        id = (int)tmpl_filter_lookup(tv_s(name));
     else if (name.kind != TV_UNDEF)
         (void)tv_hash(rt, name);   /* TypeError for an unhashable name */
     if (id != TMPL_FILTER_UNKNOWN)
@@ -2317,7 +2322,7 @@ static int test_by_name(tmpl_rt *rt, tv name)
 {
     int id = TMPL_TEST_UNKNOWN;
     if (name.kind == TV_STR)
-        id = (int)tmpl_test_lookup(name.u.s);
+        id = (int)tmpl_test_lookup(tv_s(name));
     else if (name.kind != TV_UNDEF)
         (void)tv_hash(rt, name);
     if (id != TMPL_TEST_UNKNOWN)
@@ -2349,7 +2354,7 @@ static tv f_map(tmpl_rt *rt, tv v, const tv_args *a)
         for (i32 i = 0; i < b.nkw; i++)
             if (!str_eq(b.kwname[i], S("attribute")) && !str_eq(b.kwname[i], S("default")))
                 tmpl_raise(rt, "FilterArgumentError", "Unexpected keyword argument %s",
-                           repr_cz(rt, mkstr(b.kwname[i], false)));
+                           repr_cz(rt, mkstr(rt, b.kwname[i], false)));
         attrpath p = attr_parts(rt, attribute);
         const tv *items = items_of(rt, b.v[1], &n);
         tv out = tv_list_new(rt, n);
@@ -2524,7 +2529,7 @@ static tv f_replace(tmpl_rt *rt, tv v, const tv_args *a)
         if (s.len + slots * (rep.len - old.len) > TMPL_MAX_OUTPUT)
             tmpl_fail(rt, ERR_LIMIT, "replace result longer than %d bytes", (int)TMPL_MAX_OUTPUT);
     }
-    return mkstr(pystr_replace(rt->a, s, old, rep, (iz)c), false);
+    return mkstr(rt, pystr_replace(rt->a, s, old, rep, (iz)c), false);
 }
 
 static tv f_reverse(tmpl_rt *rt, tv v, const tv_args *a)
@@ -2533,10 +2538,11 @@ static tv f_reverse(tmpl_rt *rt, tv v, const tv_args *a)
     bind(rt, &SG_REVERSE, v, a, &b);
     switch (v.kind) {
     case TV_STR: {
-        sb out = sb_new(rt, v.u.s.len);
-        for (iz i = v.u.s.len; i > 0;) {
-            iz p = utf8_prev(v.u.s.s, i);
-            sb_put(&out, v.u.s.s + p, i - p);
+        str s = tv_s(v);
+        sb out = sb_new(rt, s.len);
+        for (iz i = s.len; i > 0;) {
+            iz p = utf8_prev(s.s, i);
+            sb_put(&out, s.s + p, i - p);
             i = p;
         }
         return sb_tv(&out, is_safe(v));
@@ -2566,12 +2572,12 @@ static tv f_round(tmpl_rt *rt, tv v, const tv_args *a)
     bound b;
     bind(rt, &SG_ROUND, v, a, &b);
     tv prec = arg_or(&b, 1, tv_int(0));
-    tv method = arg_or(&b, 2, mkstr(S("common"), false));
+    tv method = arg_or(&b, 2, mkstr(rt, S("common"), false));
     int m = -1;
     if (method.kind == TV_STR) {
-        if (str_eq(method.u.s, S("common"))) m = 0;
-        else if (str_eq(method.u.s, S("ceil"))) m = 1;
-        else if (str_eq(method.u.s, S("floor"))) m = 2;
+        if (str_eq(tv_s(method), S("common"))) m = 0;
+        else if (str_eq(tv_s(method), S("ceil"))) m = 1;
+        else if (str_eq(tv_s(method), S("floor"))) m = 2;
     } else if (method.kind != TV_UNDEF) {
         (void)tv_hash(rt, method);   /* `in` a set: TypeError when unhashable */
     }
@@ -2588,12 +2594,12 @@ static tv f_round(tmpl_rt *rt, tv v, const tv_args *a)
         }
         if (tv_is_int(v)) {
             if (prec.kind == TV_BIGINT)
-                return prec.u.s.s[0] == '-' ? tv_int(0) : (v.kind == TV_BOOL ? tv_int(v.u.b) : v);
+                return tv_s(prec).s[0] == '-' ? tv_int(0) : (v.kind == TV_BOOL ? tv_int(v.u.b) : v);
             return round_int(rt, v, py_index(rt, prec));
         }
         i64 nd;
         if (prec.kind == TV_BIGINT)
-            nd = prec.u.s.s[0] == '-' ? INT64_MIN : INT64_MAX;   /* Python clamps */
+            nd = tv_s(prec).s[0] == '-' ? INT64_MIN : INT64_MAX;   /* Python clamps */
         else
             nd = py_index(rt, prec);
         return tv_float(round_double(rt, v.u.f, nd));
@@ -2701,10 +2707,10 @@ static tv f_sort(tmpl_rt *rt, tv v, const tv_args *a)
     attrpath *paths;
     if (attribute.kind == TV_STR) {
         str *parts;
-        nattr = pystr_split(rt->a, attribute.u.s, &(str){(const u8 *)",", 1}, -1, &parts);
+        nattr = pystr_split(rt->a, tv_s(attribute), &(str){(const u8 *)",", 1}, -1, &parts);
         paths = NEW(rt->a, attrpath, nattr);
         for (iz i = 0; i < nattr; i++)
-            paths[i] = attr_parts(rt, mkstr(parts[i], false));
+            paths[i] = attr_parts(rt, mkstr(rt, parts[i], false));
     } else {
         paths = NEW(rt->a, attrpath, 1);
         paths[0] = attr_parts(rt, attribute);
@@ -2862,7 +2868,7 @@ static tv f_striptags(tmpl_rt *rt, tv v, const tv_args *a)
             sb_byte(&out, ' ');
         sb_str(&out, words[i]);
     }
-    return mkstr(html_unescape(rt, sb_view(&out)), false);
+    return mkstr(rt, html_unescape(rt, sb_view(&out)), false);
 }
 
 static tv f_sum(tmpl_rt *rt, tv v, const tv_args *a)
@@ -2894,7 +2900,7 @@ static tv f_title(tmpl_rt *rt, tv v, const tv_args *a)
 {
     bound b;
     bind(rt, &SG_TITLE, v, a, &b);
-    str s = soft_str(rt, v).u.s;
+    str s = tv_s(soft_str(rt, v));
     sb out = sb_new(rt, s.len + 8);
     for (iz i = 0; i < s.len;) {
         iz k = i;
@@ -2929,7 +2935,7 @@ static tv f_tojson(tmpl_rt *rt, tv v, const tv_args *a)
         break;
     case TV_STR:
         o.indent = PYFMT_INDENT_STR;
-        o.indent_str = indent.u.s;
+        o.indent_str = tv_s(indent);
         break;
     case TV_INT: case TV_BOOL: {
         i64 k = int_of(indent);
@@ -2953,15 +2959,15 @@ static tv f_tojson(tmpl_rt *rt, tv v, const tv_args *a)
         if (sv[0].kind != TV_STR || sv[1].kind != TV_STR)
             tmpl_fail(rt, ERR_UNSUPPORTED, "tojson separators that are not strings");
         o.separators = true;
-        o.item_sep = sv[0].u.s;
-        o.key_sep = sv[1].u.s;
+        o.item_sep = tv_s(sv[0]);
+        o.key_sep = tv_s(sv[1]);
     }
     buf *t = &rt->tmp;
     iz mark = t->len;
     tv_write_json(rt, t, v, &o);
     str s = arena_strdup(rt->a, str_from(t->data + mark, t->len - mark));
     t->len = mark;
-    return mkstr(s, false);
+    return mkstr(rt, s, false);
 }
 
 static tv f_trim(tmpl_rt *rt, tv v, const tv_args *a)
@@ -2971,11 +2977,11 @@ static tv f_trim(tmpl_rt *rt, tv v, const tv_args *a)
     tv s = soft_str(rt, v);
     tv chars = arg_or(&b, 1, tv_none());
     if (is_none(chars))
-        return mkstr(pystr_strip(s.u.s, NULL, PYSTR_BOTH), is_safe(s));
+        return mkstr(rt, pystr_strip(tv_s(s), NULL, PYSTR_BOTH), is_safe(s));
     if (chars.kind != TV_STR)
         tmpl_raise(rt, "TypeError", "strip arg must be None or str");
-    str cs = is_safe(s) ? escape_tv(rt, chars).u.s : chars.u.s;
-    return mkstr(pystr_strip(s.u.s, &cs, PYSTR_BOTH), is_safe(s));
+    str cs = is_safe(s) ? tv_s(escape_tv(rt, chars)) : tv_s(chars);
+    return mkstr(rt, pystr_strip(tv_s(s), &cs, PYSTR_BOTH), is_safe(s));
 }
 
 static tv f_truncate(tmpl_rt *rt, tv v, const tv_args *a)
@@ -2985,7 +2991,7 @@ static tv f_truncate(tmpl_rt *rt, tv v, const tv_args *a)
     tv s = b.v[1];
     tv length = arg_or(&b, 2, tv_int(255));
     bool killwords = tv_truthy(arg_or(&b, 3, tv_bool(false)));
-    tv end = arg_or(&b, 4, mkstr(S("..."), false));
+    tv end = arg_or(&b, 4, mkstr(rt, S("..."), false));
     tv leeway = arg_or(&b, 5, tv_none());
     if (is_none(leeway))
         leeway = tv_int(5);   /* env.policies["truncate.leeway"] */
@@ -3008,7 +3014,7 @@ static tv f_truncate(tmpl_rt *rt, tv v, const tv_args *a)
     if (s.kind != TV_STR || end.kind != TV_STR)
         tmpl_fail(rt, ERR_UNSUPPORTED, "truncate of a %s", pytype(s));
     iz keep = (iz)int_of(length) - endlen;   /* >= 0 by the assertion */
-    str head = str_cut(s.u.s, 0, pystr_offset(s.u.s, MIN(keep, slen)));
+    str head = str_cut(tv_s(s), 0, pystr_offset(tv_s(s), MIN(keep, slen)));
     if (!killwords) {
         /* .rsplit(" ", 1)[0] */
         iz sp = -1;
@@ -3020,12 +3026,12 @@ static tv f_truncate(tmpl_rt *rt, tv v, const tv_args *a)
         if (sp >= 0)
             head = str_cut(head, 0, sp);
     }
-    sb out = sb_new(rt, head.len + end.u.s.len + 8);
+    sb out = sb_new(rt, head.len + tv_s(end).len + 8);
     sb_str(&out, head);
     if (is_safe(s) && !is_safe(end))
-        sb_escape(&out, end.u.s);   /* Markup + str escapes the str */
+        sb_escape(&out, tv_s(end));   /* Markup + str escapes the str */
     else
-        sb_str(&out, end.u.s);
+        sb_str(&out, tv_s(end));
     return sb_tv(&out, is_safe(s));
 }
 
@@ -3315,7 +3321,7 @@ static tv f_wordwrap(tmpl_rt *rt, tv v, const tv_args *a)
     tv wrapstring = arg_or(&b, 4, tv_none());
     bool break_hyphens = tv_truthy(arg_or(&b, 5, tv_bool(true)));
     if (is_none(wrapstring))
-        wrapstring = mkstr(S("\n"), false);   /* environment.newline_sequence */
+        wrapstring = mkstr(rt, S("\n"), false);   /* environment.newline_sequence */
     if (s.kind == TV_UNDEF)
         tv_undef_raise(rt, s);
     if (s.kind != TV_STR)
@@ -3328,11 +3334,11 @@ static tv f_wordwrap(tmpl_rt *rt, tv v, const tv_args *a)
         tmpl_fail(rt, ERR_UNSUPPORTED, "wordwrap with a %s width", pytype(width));
     i64 w = int_of(width);
     str *paras;
-    iz np = pystr_splitlines(rt->a, s.u.s, false, &paras);
-    sb out = sb_new(rt, s.u.s.len + 16);
+    iz np = pystr_splitlines(rt->a, tv_s(s), false, &paras);
+    sb out = sb_new(rt, tv_s(s).len + 16);
     for (iz p = 0; p < np; p++) {
         if (p)
-            sb_str(&out, wrapstring.u.s);
+            sb_str(&out, tv_s(wrapstring));
         if (w <= 0)
             tmpl_raise(rt, "ValueError", "invalid width %lld (must be > 0)", (long long)w);
         str *lines = NULL;
@@ -3340,7 +3346,7 @@ static tv f_wordwrap(tmpl_rt *rt, tv v, const tv_args *a)
         tw_wrap(rt, paras[p], (iz)w, break_long, break_hyphens, &lines, &nl, &cap);
         for (iz i = 0; i < nl; i++) {
             if (i)
-                sb_str(&out, wrapstring.u.s);
+                sb_str(&out, tv_s(wrapstring));
             sb_str(&out, lines[i]);
         }
     }
@@ -3361,17 +3367,17 @@ static tv f_xmlattr(tmpl_rt *rt, tv v, const tv_args *a)
             continue;
         if (k.kind != TV_STR)
             tmpl_raise(rt, "TypeError", "expected string or bytes-like object, got '%s'", pytype(k));
-        for (iz t = 0; t < k.u.s.len; t++) {
-            u8 c = k.u.s.s[t];
+        for (iz t = 0; t < tv_s(k).len; t++) {
+            u8 c = tv_s(k).s[t];
             if (c == '/' || c == '>' || c == '=' || c == ' ' || (c >= '\t' && c <= '\r'))
                 tmpl_raise(rt, "ValueError", "Invalid character in attribute name: %s", repr_cz(rt, k));
         }
         if (any || autospace)
             sb_byte(&out, ' ');
         any = true;
-        sb_str(&out, escape_tv(rt, k).u.s);
+        sb_str(&out, tv_s(escape_tv(rt, k)));
         sb_cstr(&out, "=\"");
-        sb_str(&out, escape_tv(rt, val).u.s);
+        sb_str(&out, tv_s(escape_tv(rt, val)));
         sb_byte(&out, '"');
     }
     return sb_tv(&out, false);
@@ -3511,12 +3517,14 @@ static bool sameas(tv x, tv y)
     case TV_BOOL: return x.u.b == y.u.b;
     case TV_INT: return x.u.i == y.u.i && x.u.i >= -5 && x.u.i <= 256;
     case TV_FLOAT: return memcmp(&x.u.f, &y.u.f, sizeof(double)) == 0;
-    case TV_STR:
-        if (str_eq(x.u.s, y.u.s) && (x.u.s.len == 0 || (pystr_len(x.u.s) == 1 && x.u.s.s[0] < 0xc4)))
+    case TV_STR: {
+        str a = tv_s(x), b = tv_s(y);
+        if (str_eq(a, b) && (a.len == 0 || (pystr_len(a) == 1 && a.s[0] < 0xc4)))
             return true;
-        return x.u.s.s == y.u.s.s && x.u.s.len == y.u.s.len;
+        return a.s == b.s && a.len == b.len;
+    }
     case TV_BIGINT:
-        return x.u.s.s == y.u.s.s;
+        return tv_s(x).s == tv_s(y).s;
     case TV_FUNC:
         return x.id == y.id;
     default:
@@ -3549,8 +3557,8 @@ bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args)
         bind(rt, id == TMPL_TEST_FILTER ? &ST_FILTER : &ST_TEST, v, a, &b);
         v = b.v[1];
         if (v.kind == TV_STR)
-            return id == TMPL_TEST_FILTER ? tmpl_filter_lookup(v.u.s) != TMPL_FILTER_UNKNOWN
-                                          : tmpl_test_lookup(v.u.s) != TMPL_TEST_UNKNOWN;
+            return id == TMPL_TEST_FILTER ? tmpl_filter_lookup(tv_s(v)) != TMPL_FILTER_UNKNOWN
+                                          : tmpl_test_lookup(tv_s(v)) != TMPL_TEST_UNKNOWN;
         if (v.kind != TV_UNDEF)
             (void)tv_hash(rt, v);   /* `in` a dict: TypeError when unhashable */
         return false;

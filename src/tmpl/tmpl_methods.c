@@ -262,7 +262,7 @@ static i64 index_of(call *c, tv v, bool *big)
     case TV_BOOL: return v.u.b;
     case TV_BIGINT:
         *big = true;
-        return v.u.s.len && v.u.s.s[0] == '-' ? INT64_MIN : INT64_MAX;
+        return tv_s(v).len && tv_s(v).s[0] == '-' ? INT64_MIN : INT64_MAX;
     default:
         tmpl_raise(c->rt, "TypeError", "'%s' object cannot be interpreted as an integer",
                    tv_type_name(v));
@@ -297,7 +297,7 @@ static void slice_arg(call *c, tv v, i64 *out, bool none_ok)
     if (v.kind == TV_INT) { *out = v.u.i; return; }
     if (v.kind == TV_BOOL) { *out = v.u.b; return; }
     if (v.kind == TV_BIGINT) {
-        *out = v.u.s.len && v.u.s.s[0] == '-' ? -PTRDIFF_MAX : PTRDIFF_MAX;
+        *out = tv_s(v).len && tv_s(v).s[0] == '-' ? -PTRDIFF_MAX : PTRDIFF_MAX;
         return;
     }
     tmpl_raise(c->rt, "TypeError", none_ok
@@ -333,9 +333,11 @@ static void check_size(call *c, i64 bytes)
 
 /* ---- results ------------------------------------------------------------- */
 
+/* A method's string result. Checked: case mapping grows a context string,
+ * which nothing bounds below TV_MAX_STR. */
 static tv str_result(call *c, str s)
 {
-    tv v = tv_str(s);
+    tv v = tv_str_checked(c->rt, s);
     if (c->markup)
         v.flags = TVF_SAFE;
     return v;
@@ -386,15 +388,15 @@ static str html_escape(arena *a, str s)
 static str markup_escape(call *c, tv v)
 {
     if (v.kind == TV_STR && (v.flags & TVF_SAFE))
-        return v.u.s;
-    return html_escape(c->rt->a, tv_to_str(c->rt, v).u.s);
+        return tv_s(v);
+    return html_escape(c->rt->a, tv_s(tv_to_str(c->rt, v)));
 }
 
 /* A str argument of a Markup method's simple wrapper: strings escaped. */
 static tv wrap_arg(call *c, tv v)
 {
     if (c->markup && v.kind == TV_STR && !(v.flags & TVF_SAFE)) {
-        tv r = tv_str(html_escape(c->rt->a, v.u.s));
+        tv r = tv_str_checked(c->rt, html_escape(c->rt->a, tv_s(v)));
         r.flags = TVF_SAFE;
         return r;
     }
@@ -405,7 +407,7 @@ static tv wrap_arg(call *c, tv v)
 
 static str self_str(call *c)
 {
-    return c->self.u.s;
+    return tv_s(c->self);
 }
 
 static tv m_case(call *c, str (*fn)(arena *, str))
@@ -430,7 +432,8 @@ static tv m_strip(call *c, int sides)
     tv ch = wrap_arg(c, c->a->pos[0]);
     if (ch.kind != TV_STR)
         tmpl_raise(c->rt, "TypeError", "%s arg must be None or str", cname(c));
-    return str_result(c, pystr_strip(s, &ch.u.s, sides));
+    str chars = tv_s(ch);
+    return str_result(c, pystr_strip(s, &chars, sides));
 }
 
 /* center/ljust/rjust(width, fillchar=' ', /). */
@@ -444,10 +447,10 @@ static tv m_pad(call *c, str (*fn)(arena *, str, iz, u32))
         if (f.kind != TV_STR)
             tmpl_raise(c->rt, "TypeError",
                        "The fill character must be a unicode character, not %s", tv_type_name(f));
-        if (pystr_len(f.u.s) != 1)
+        if (pystr_len(tv_s(f)) != 1)
             tmpl_raise(c->rt, "TypeError", "The fill character must be exactly one character long");
         iz i = 0;
-        fill = utf8_next(f.u.s.s, &i);
+        fill = utf8_next(tv_s(f).s, &i);
     }
     str s = self_str(c);
     check_size(c, width);
@@ -468,7 +471,7 @@ static str sub_arg(call *c, tv v)
 {
     if (v.kind != TV_STR)
         tmpl_raise(c->rt, "TypeError", "must be str, not %s", tv_type_name(v));
-    return v.u.s;
+    return tv_s(v);
 }
 
 /* find/rfind/index/rindex/count(sub[, start[, end]]): the arguments as
@@ -541,7 +544,7 @@ static tv m_startswith(call *c, bool at_end)
     if (c->a->npos == 1 && x.kind == TV_STR) {
         /* The common call, without a slice: a byte prefix (suffix) of
          * valid UTF-8 is a code point prefix (suffix). */
-        str p = x.u.s;
+        str p = tv_s(x);
         return tv_bool(p.len <= s.len &&
                        (p.len == 0 || memcmp(at_end ? s.s + s.len - p.len : s.s, p.s,
                                              (size_t)p.len) == 0));
@@ -553,7 +556,7 @@ static tv m_startswith(call *c, bool at_end)
             if (p.kind != TV_STR)
                 tmpl_raise(c->rt, "TypeError", "tuple for %s must only contain str, not %s",
                            cname(c), tv_type_name(p));
-            if (tailmatch(s, len, p.u.s, start, end, at_end))
+            if (tailmatch(s, len, tv_s(p), start, end, at_end))
                 return tv_bool(true);
         }
         return tv_bool(false);
@@ -561,7 +564,7 @@ static tv m_startswith(call *c, bool at_end)
     if (x.kind != TV_STR)
         tmpl_raise(c->rt, "TypeError", "%s first arg must be str or a tuple of str, not %s",
                    cname(c), tv_type_name(x));
-    return tv_bool(tailmatch(s, len, x.u.s, start, end, at_end));
+    return tv_bool(tailmatch(s, len, tv_s(x), start, end, at_end));
 }
 
 /* replace(old, new, count=-1, /). */
@@ -574,14 +577,14 @@ static tv m_replace(call *c)
     if (rep.kind != TV_STR)
         tmpl_raise(c->rt, "TypeError", "replace() argument 2 must be str, not %s", tv_type_name(rep));
     i64 count = c->a->npos > 2 ? ssize_arg(c, c->a->pos[2]) : -1;
-    str s = self_str(c);
-    if (rep.u.s.len > old.u.s.len) {
-        iz n = old.u.s.len ? pystr_count(s, old.u.s, 0, pystr_len(s)) : pystr_len(s) + 1;
+    str s = self_str(c), o = tv_s(old), r = tv_s(rep);
+    if (r.len > o.len) {
+        iz n = o.len ? pystr_count(s, o, 0, pystr_len(s)) : pystr_len(s) + 1;
         if (count >= 0 && count < n)
             n = (iz)count;
-        check_size(c, s.len + (i64)n * (rep.u.s.len - old.u.s.len));
+        check_size(c, s.len + (i64)n * (r.len - o.len));
     }
-    return str_result(c, pystr_replace(c->rt->a, s, old.u.s, rep.u.s, count < 0 ? -1 : (iz)count));
+    return str_result(c, pystr_replace(c->rt->a, s, o, r, count < 0 ? -1 : (iz)count));
 }
 
 /* split/rsplit(sep=None, maxsplit=-1). */
@@ -591,10 +594,12 @@ static tv m_split(call *c, bool right)
     tv v[2];
     clinic_kw(c, params, 2, v);
     const str *sep = NULL;
+    str sep_str;
     if (!absent(v[0]) && v[0].kind != TV_NONE) {
         if (v[0].kind != TV_STR)
             tmpl_raise(c->rt, "TypeError", "must be str or None, not %s", tv_type_name(v[0]));
-        sep = &v[0].u.s;
+        sep_str = tv_s(v[0]);
+        sep = &sep_str;
     }
     i64 max = absent(v[1]) ? -1 : ssize_arg(c, v[1]);
     if (sep && sep->len == 0)
@@ -642,7 +647,7 @@ static tv m_partition(call *c, bool right)
     } else {
         if (sepv.kind != TV_STR)
             tmpl_raise(c->rt, "TypeError", "must be str, not %s", tv_type_name(sepv));
-        sep = sepv.u.s;
+        sep = tv_s(sepv);
     }
     if (sep.len == 0)
         tmpl_raise(c->rt, "ValueError", "empty separator");
@@ -673,7 +678,7 @@ static tv m_remove(call *c, bool suffix)
     if (x.kind != TV_STR)
         tmpl_raise(c->rt, "TypeError", "%s() argument must be str, not %s", cname(c),
                    tv_type_name(x));
-    str s = self_str(c), p = x.u.s;
+    str s = self_str(c), p = tv_s(x);
     if (p.len <= s.len && p.len > 0) {
         if (!suffix && memcmp(s.s, p.s, (size_t)p.len) == 0)
             return tv_str(str_cut(s, p.len, s.len));
@@ -706,7 +711,7 @@ static tv m_join(call *c)
             if (items[i].kind != TV_STR)
                 tmpl_raise(rt, "TypeError", "sequence item %td: expected str instance, %s found", i,
                            tv_type_name(items[i]));
-            parts[i] = items[i].u.s;
+            parts[i] = tv_s(items[i]);
         }
         total += parts[i].len;
     }
@@ -1298,7 +1303,7 @@ static void format_int(tmpl_rt *rt, tv v, const fspec *f)
         num.prefix = base == 2 ? S("0b") : base == 8 ? S("0o") : S("0x");
     num.upper = f->type == 'X';
     if (v.kind == TV_BIGINT) {
-        str t = v.u.s;
+        str t = tv_s(v);
         if (t.len && t.s[0] == '-') {
             num.sign = '-';
             t = str_cut(t, 1, t.len);
@@ -1333,7 +1338,7 @@ static void format_value(tmpl_rt *rt, tv v, str spec)
         parse_spec(rt, spec, 's', '<', v.flags & TVF_SAFE ? "Markup" : "str", &f);
         if (f.type != 's')
             unknown_code(rt, f.type, v.flags & TVF_SAFE ? "Markup" : "str");
-        format_str(rt, v.u.s, &f);
+        format_str(rt, tv_s(v), &f);
         return;
     case TV_INT: case TV_BOOL: case TV_BIGINT: {
         const char *tname = v.kind == TV_BOOL ? "bool" : "int";
@@ -1343,7 +1348,7 @@ static void format_value(tmpl_rt *rt, tv v, str spec)
             format_int(rt, v, &f);
             return;
         case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case '%':
-            format_float(rt, v.kind == TV_BIGINT ? big_to_double(rt, v.u.s)
+            format_float(rt, v.kind == TV_BIGINT ? big_to_double(rt, tv_s(v))
                              : (double)(v.kind == TV_BOOL ? v.u.b : v.u.i), &f);
             return;
         default:

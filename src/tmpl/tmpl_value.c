@@ -167,7 +167,7 @@ _Noreturn void tv_undef_raise(tmpl_rt *rt, tv v)
 
 tv tv_str_copy(tmpl_rt *rt, str s)
 {
-    return tv_str(arena_strdup(rt->a, s));
+    return tv_str_checked(rt, arena_strdup(rt->a, s));
 }
 
 static tv list_of_kind(tmpl_rt *rt, iz n, tv_kind k)
@@ -215,7 +215,7 @@ static u64 hash_i64(i64 i) { return hash_mix((u64)i ^ 0x9e3779b97f4a7c15ull); }
 static u64 key_hash(tv v)
 {
     switch ((tv_kind)v.kind) {
-    case TV_STR:    return hash_str(v.u.s);
+    case TV_STR:    return hash_str(tv_s(v));
     case TV_INT:    return hash_i64(v.u.i);
     case TV_BOOL:   return hash_i64(v.u.b);
     case TV_FLOAT: {
@@ -226,7 +226,7 @@ static u64 key_hash(tv v)
         memcpy(&bits, &f, 8);
         return hash_mix(bits);
     }
-    case TV_BIGINT: return hash_str(v.u.s) ^ 0x5bd1e995u;
+    case TV_BIGINT: return hash_str(tv_s(v)) ^ 0x5bd1e995u;
     case TV_NONE:   return 0x1234567u;
     case TV_UNDEF:  return 0x7654321u;
     case TV_TUPLE: {
@@ -283,7 +283,7 @@ static iz dict_find(const tv_dict *d, tv key)
         if (key.kind == TV_STR) {
             for (iz k = 0; k < d->n; k++) {
                 const tv *ek = &d->e[k].key;
-                if (ek->kind == TV_STR && str_eq(ek->u.s, key.u.s))
+                if (ek->kind == TV_STR && str_eq(tv_s(*ek), tv_s(key)))
                     return k;
             }
             return -1;
@@ -386,33 +386,62 @@ static str intern_key(tmpl_rt *rt, str k)
     return k;
 }
 
-static tv from_json(tmpl_rt *rt, const json *j, int depth)
+/* A string of the context as a value. Nothing bounds the context's strings:
+ * one longer than a value holds (TV_MAX_STR) fails rather than being cut. */
+static tv json_str(tmpl_rt *rt, str s)
 {
-    if (depth > PYFMT_MAX_DEPTH)
-        tmpl_fail(rt, ERR_LIMIT, "JSON nested deeper than %d", PYFMT_MAX_DEPTH);
+    if (s.len > TV_MAX_STR)
+        tmpl_fail(rt, ERR_LIMIT, "a string of more than 4 GiB in the context (%td bytes)", s.len);
+    return tv_str(s);
+}
+
+static NOINLINE tv json_bigint(tmpl_rt *rt, const json *j)
+{
+    buf b = {0};
+    bool ok = pyfmt_int_text(&b, j->num);
+    tv v = {.kind = TV_BIGINT};
+    if (ok && !b.failed)
+        tv_set_s(&v, arena_strdup(rt->a, buf_view(&b)));
+    buf_free(&b);
+    if (!ok)
+        tmpl_fail(rt, ERR_LIMIT, "an integer of more digits than Python converts");
+    return v;
+}
+
+static tv from_json(tmpl_rt *rt, const json *j, int depth);
+
+/* A member or item at `depth`: scalars here, containers by from_json. */
+static ALWAYS_INLINE tv from_json_at(tmpl_rt *rt, const json *j, int depth)
+{
     switch (j->type) {
     case JSON_NULL:  return tv_none();
     case JSON_BOOL:  return tv_bool(j->u.b);
     case JSON_FLOAT: return tv_float(j->u.f);
-    case JSON_STR:   return tv_str(j->u.s);
-    case JSON_INT:
-        if (!j->big)
-            return tv_int(j->u.i);
-        else {
-            buf b = {0};
-            bool ok = pyfmt_int_text(&b, j->num);
-            tv v = {.kind = TV_BIGINT};
-            if (ok && !b.failed)
-                v.u.s = arena_strdup(rt->a, buf_view(&b));
-            buf_free(&b);
-            if (!ok)
-                tmpl_fail(rt, ERR_LIMIT, "an integer of more digits than Python converts");
-            return v;
-        }
+    case JSON_STR:   return json_str(rt, j->u.s);
+    case JSON_INT:   return j->big ? json_bigint(rt, j) : tv_int(j->u.i);
+    case JSON_ARR:
+    case JSON_OBJ:   return from_json(rt, j, depth);
+    }
+    return tv_none();
+}
+
+/* Fails when a container at `depth` has members past the deepest level
+ * (any value below PYFMT_MAX_DEPTH). */
+static void check_depth(tmpl_rt *rt, int depth, iz n)
+{
+    if (depth > PYFMT_MAX_DEPTH || (depth == PYFMT_MAX_DEPTH && n > 0))
+        tmpl_fail(rt, ERR_LIMIT, "JSON nested deeper than %d", PYFMT_MAX_DEPTH);
+}
+
+static tv from_json(tmpl_rt *rt, const json *j, int depth)
+{
+    switch (j->type) {
     case JSON_ARR: {
-        tv v = tv_list_new(rt, j->u.arr.n);
-        for (iz i = 0; i < j->u.arr.n; i++)
-            v.u.list->v[i] = from_json(rt, &j->u.arr.items[i], depth + 1);
+        iz n = j->u.arr.n;
+        check_depth(rt, depth, n);
+        tv v = tv_list_new(rt, n);
+        for (iz i = 0; i < n; i++)
+            v.u.list->v[i] = from_json_at(rt, &j->u.arr.items[i], depth + 1);
         v.u.list->origin = j;
         return v;
     }
@@ -420,24 +449,45 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
         /* A repeated key keeps its first place and takes its last value,
          * as json.loads builds the dict; pyfmt_json_dumps writes a tree
          * with repeated keys the same way, so the tree stays the origin. */
-        tv v = tv_dict_new(rt, j->u.obj.n);
+        iz n = j->u.obj.n;
+        check_depth(rt, depth, n);
+        tv v;
+        if (n > DICT_LINEAR) {
+            v = tv_dict_new(rt, n);
+        } else {   /* the dict and its entries in one allocation */
+            _Static_assert(sizeof(tv_dict) % _Alignof(tv_entry) == 0, "entries follow the dict");
+            tv_dict *d = arena_alloc_nz(rt->a, (iz)(sizeof(tv_dict) + (size_t)n * sizeof(tv_entry)),
+                                        (iz)_Alignof(tv_dict), 1);
+            *d = (tv_dict){.e = (tv_entry *)(d + 1), .cap = n};
+            v = (tv){.kind = TV_DICT};
+            v.u.dict = d;
+        }
         tv_dict *d = v.u.dict;
-        for (iz i = 0; i < j->u.obj.n; i++) {
+        for (iz i = 0; i < n; i++) {
             const json_member *m = &j->u.obj.members[i];
-            tv key = tv_str(intern_key(rt, m->key)), val = from_json(rt, &m->val, depth + 1);
+            tv key = json_str(rt, intern_key(rt, m->key)), val = from_json_at(rt, &m->val, depth + 1);
+            if (!d->index && d->n < DICT_LINEAR) {   /* dict_find and dict_append's small case */
+                iz k = 0;
+                while (k < d->n && !str_eq(tv_s(d->e[k].key), m->key))
+                    k++;
+                if (k < d->n)
+                    d->e[k].val = val;
+                else
+                    d->e[d->n++] = (tv_entry){key, val, 0};
+                continue;
+            }
             iz k = dict_find(d, key);
             if (k >= 0)
                 d->e[k].val = val;
-            else if (!d->index && d->n < DICT_LINEAR)
-                d->e[d->n++] = (tv_entry){key, val, 0};   /* dict_append's small case */
             else
                 dict_append(rt, d, key, val);
         }
         d->origin = j;
         return v;
     }
+    default:
+        return from_json_at(rt, j, depth);
     }
-    return tv_none();
 }
 
 tv tv_from_json(tmpl_rt *rt, const json *j)
@@ -494,7 +544,7 @@ bool tv_truthy(tv v)
     case TV_INT:    return v.u.i != 0;
     case TV_BIGINT: return true;
     case TV_FLOAT:  return v.u.f != 0.0;
-    case TV_STR:    return v.u.s.len > 0;
+    case TV_STR:    return tv_s(v).len > 0;
     case TV_LIST:   return (v.flags & TVF_ITER) || v.u.list->n > 0;
     case TV_TUPLE:  return v.u.list->n > 0;
     case TV_DICT:   return v.u.dict->n > 0;
@@ -514,7 +564,7 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
         arena_mark m = arena_save(rt->a);
         if (v.flags & TVF_SAFE)
             buf_cstr(b, "Markup(");
-        buf_str(b, pystr_repr(rt->a, v.u.s));
+        buf_str(b, pystr_repr(rt->a, tv_s(v)));
         if (v.flags & TVF_SAFE)
             buf_byte(b, ')');
         arena_restore(rt->a, m);
@@ -606,9 +656,9 @@ void tv_write_str(tmpl_rt *rt, buf *b, tv v)
     case TV_NONE:   buf_cstr(b, "None"); break;
     case TV_BOOL:   buf_cstr(b, v.u.b ? "True" : "False"); break;
     case TV_INT:    pyfmt_int(b, v.u.i); break;
-    case TV_BIGINT: buf_str(b, v.u.s); break;
+    case TV_BIGINT: buf_str(b, tv_s(v)); break;
     case TV_FLOAT:  pyfmt_float_repr(b, v.u.f); break;
-    case TV_STR:    buf_str(b, v.u.s); break;
+    case TV_STR:    buf_str(b, tv_s(v)); break;
     default:        write_repr_depth(rt, b, v, 0); return;
     }
     check_buf(rt, b);
@@ -618,7 +668,7 @@ tv tv_str_from_buf(tmpl_rt *rt, const buf *b)
 {
     if (b->failed)
         tmpl_fail(rt, ERR_NOMEM, "out of memory building a string");
-    return tv_str(arena_strdup(rt->a, buf_view(b)));
+    return tv_str_checked(rt, arena_strdup(rt->a, buf_view(b)));
 }
 
 tv tv_to_str(tmpl_rt *rt, tv v)
@@ -628,7 +678,7 @@ tv tv_to_str(tmpl_rt *rt, tv v)
     if (v.kind == TV_UNDEF)
         return tv_str(S(""));
     if (v.kind == TV_BIGINT)
-        return tv_str(v.u.s);
+        return tv_str(tv_s(v));
     iz mark = rt->tmp.len;
     tv_write_str(rt, &rt->tmp, v);
     tv r = rt->tmp.len == mark ? tv_str(S(""))
@@ -658,14 +708,15 @@ static int num_cmp(tv a, tv b, bool *ok)
     *ok = true;
     if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
         if (a.kind == TV_BIGINT && b.kind == TV_BIGINT)
-            return big_cmp(a.u.s, b.u.s);
+            return big_cmp(tv_s(a), tv_s(b));
         tv big = a.kind == TV_BIGINT ? a : b, other = a.kind == TV_BIGINT ? b : a;
-        int sign = big.u.s.s[0] == '-' ? -1 : 1;
+        str digits = tv_s(big);
+        int sign = digits.s[0] == '-' ? -1 : 1;
         int r = sign;   /* |big| exceeds every i64; floats compare by magnitude below */
         if (other.kind == TV_FLOAT) {
             char tmp[400];
-            iz n = MIN(big.u.s.len, (iz)sizeof tmp - 1);
-            memcpy(tmp, big.u.s.s, (size_t)n);
+            iz n = MIN(digits.len, (iz)sizeof tmp - 1);
+            memcpy(tmp, digits.s, (size_t)n);
             tmp[n] = 0;
             double bf = strtod(tmp, NULL);
             double of = other.u.f;
@@ -705,7 +756,7 @@ bool tv_eq(tv a, tv b)
     case TV_NONE:
         return true;
     case TV_STR:
-        return str_eq(a.u.s, b.u.s);
+        return str_eq(tv_s(a), tv_s(b));
     case TV_LIST:
     case TV_TUPLE:
         if (a.u.list == b.u.list)
@@ -764,11 +815,12 @@ static int order(tmpl_rt *rt, int op, tv a, tv b)
     if (b.kind == TV_UNDEF)
         tv_undef_raise(rt, b);
     if (a.kind == TV_STR && b.kind == TV_STR) {
-        iz n = MIN(a.u.s.len, b.u.s.len);
-        int c = n ? memcmp(a.u.s.s, b.u.s.s, (size_t)n) : 0;
+        str x = tv_s(a), y = tv_s(b);
+        iz n = MIN(x.len, y.len);
+        int c = n ? memcmp(x.s, y.s, (size_t)n) : 0;
         if (c)
             return c < 0 ? -1 : 1;
-        return a.u.s.len < b.u.s.len ? -1 : a.u.s.len > b.u.s.len ? 1 : 0;
+        return x.len < y.len ? -1 : x.len > y.len ? 1 : 0;
     }
     if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && a.kind == b.kind &&
         !((a.flags | b.flags) & TVF_ITER)) {
@@ -807,7 +859,7 @@ int tv_cmp3(tmpl_rt *rt, tv a, tv b)
 bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
 {
     switch ((tv_kind)hay.kind) {
-    case TV_STR:
+    case TV_STR: {
         if (needle.kind != TV_STR) {
             if (needle.kind == TV_UNDEF)
                 tv_undef_raise(rt, needle);
@@ -815,10 +867,11 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
                        tv_type_name(needle));
         }
         /* a byte search: valid UTF-8 matches only at character starts */
-        if (needle.u.s.len == 0)
+        str h = tv_s(hay), sub = tv_s(needle);
+        if (sub.len == 0)
             return true;
-        return needle.u.s.len <= hay.u.s.len &&
-               memmem(hay.u.s.s, (size_t)hay.u.s.len, needle.u.s.s, (size_t)needle.u.s.len) != NULL;
+        return sub.len <= h.len && memmem(h.s, (size_t)h.len, sub.s, (size_t)sub.len) != NULL;
+    }
     case TV_LIST:
     case TV_TUPLE: {
         iz n;
@@ -845,7 +898,7 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
 iz tv_len(tmpl_rt *rt, tv v)
 {
     switch ((tv_kind)v.kind) {
-    case TV_STR:   return pystr_len(v.u.s);
+    case TV_STR:   return pystr_len(tv_s(v));
     case TV_LIST:
         if (v.flags & TVF_ITER)
             tmpl_raise(rt, "TypeError", "object of type '%s' has no len()", tv_type_name(v));
@@ -885,7 +938,7 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n)
         return keys;
     }
     case TV_STR: {
-        str s = v.u.s;
+        str s = tv_s(v);
         iz cnt = pystr_len(s);
         tv *chars = cnt ? NEW_NZ(rt->a, tv, cnt) : NULL;
         iz i = 0, k = 0;
@@ -1119,12 +1172,12 @@ tv tv_getitem(tmpl_rt *rt, tv obj, tv key)
         break;
     case TV_STR:
         if (int_key) {
-            iz n = pystr_len(obj.u.s);
+            iz n = pystr_len(tv_s(obj));
             iz k = norm_index(ik, n);
             if (k >= 0) {
-                iz b0 = pystr_offset(obj.u.s, k);
-                iz b1 = b0 + utf8_len(obj.u.s.s[b0]);
-                tv c = tv_str(str_cut(obj.u.s, b0, b1));
+                iz b0 = pystr_offset(tv_s(obj), k);
+                iz b1 = b0 + utf8_len(tv_s(obj).s[b0]);
+                tv c = tv_str(str_cut(tv_s(obj), b0, b1));
                 c.flags = obj.flags;
                 return c;
             }
@@ -1133,7 +1186,7 @@ tv tv_getitem(tmpl_rt *rt, tv obj, tv key)
     default:
         break;
     }
-    if (key.kind == TV_STR && python_attr(rt, obj, key.u.s, NULL, &out))
+    if (key.kind == TV_STR && python_attr(rt, obj, tv_s(key), NULL, &out))
         return out;
     return tv_undef_attr(rt, obj, key);
 }
@@ -1170,7 +1223,7 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
             tmpl_raise(rt, "TypeError", "unhashable type: 'slice'");
         tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(obj));
     }
-    iz n = obj.kind == TV_STR ? pystr_len(obj.u.s) : obj.u.list->n;
+    iz n = obj.kind == TV_STR ? pystr_len(tv_s(obj)) : obj.u.list->n;
     /* PySlice_AdjustIndices */
     i64 lo, hi;
     if (st > 0) {
@@ -1186,7 +1239,7 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
     else if (st < 0 && lo > hi)
         cnt = (iz)((lo - hi - 1) / (-st) + 1);
     if (obj.kind == TV_STR) {
-        str s = obj.u.s;
+        str s = tv_s(obj);
         if (st == 1) {
             tv r = tv_str(str_cut(s, pystr_offset(s, (iz)lo), pystr_offset(s, (iz)(lo + cnt))));
             r.flags = obj.flags;

@@ -4,10 +4,11 @@
  * Internal to src/tmpl/: the evaluator (tmpl_eval.c), the filters and tests
  * (tmpl_filters.c), the Python methods (tmpl_methods.c) use it.
  *
- * Values are 24-byte structs passed by value. Strings, lists, tuples and
- * dicts point into the render's arena (or into the context's JSON tree, or
- * the program's source) and are immutable once built, as the immutable
- * sandbox guarantees; the one mutable object is a namespace().
+ * Values are 16-byte structs passed by value (in two registers on x86-64
+ * and arm64). Strings, lists, tuples and dicts point into the render's
+ * arena (or into the context's JSON tree, or the program's source) and are
+ * immutable once built, as the immutable sandbox guarantees; the one
+ * mutable object is a namespace().
  *
  * Errors: every operation that Python or Jinja would make raise calls
  * tmpl_raise, which records the exception class, message and template line
@@ -29,9 +30,9 @@ typedef enum tv_kind {
     TV_NONE,
     TV_BOOL,       /* u.b */
     TV_INT,        /* u.i */
-    TV_BIGINT,     /* u.s: decimal text of an int beyond i64 ("-123...", canonical) */
+    TV_BIGINT,     /* tv_s: decimal text of an int beyond i64 ("-123...", canonical) */
     TV_FLOAT,      /* u.f */
-    TV_STR,        /* u.s: valid UTF-8; flags TVF_SAFE for markupsafe.Markup */
+    TV_STR,        /* tv_s: valid UTF-8; flags TVF_SAFE for markupsafe.Markup */
     TV_LIST,       /* u.list */
     TV_TUPLE,      /* u.list */
     TV_DICT,       /* u.dict */
@@ -72,15 +73,23 @@ typedef struct tv_method  tv_method;
 typedef struct tv_cycler  tv_cycler;
 typedef struct tv_joiner  tv_joiner;
 
+/* A string's bytes are u.s and its length is len (tv_s and tv_set_s read
+ * and write them): a whole str beside the tag would make the value 24 bytes,
+ * which x86-64 passes on the stack. So a string value holds at most
+ * TV_MAX_STR bytes. Strings that TMPL_MAX_OUTPUT or TMPL_MAX_SOURCE bound
+ * are made with tv_str; the others (the context's, and what case mapping or
+ * escaping makes of them) with tv_str_checked, which fails with ERR_LIMIT
+ * rather than cutting them. */
 struct tv {
     u8  kind;      /* tv_kind */
     u8  flags;     /* TVF_* */
     u16 id;        /* TV_FUNC: tv_func */
+    u32 len;       /* TV_STR, TV_BIGINT: bytes at u.s */
     union {
         bool       b;
         i64        i;
         double     f;
-        str        s;
+        const u8  *s;
         tv_list   *list;
         tv_dict   *dict;
         tv_undef  *undef;
@@ -91,6 +100,11 @@ struct tv {
         tv_joiner *joiner;
     } u;
 };
+_Static_assert(sizeof(tv) == 16, "a tv is passed and returned in two registers");
+
+/* Bytes of one string value (what tv.len holds; all of iz where that is
+ * narrower). */
+#define TV_MAX_STR ((iz)(PTRDIFF_MAX > UINT32_MAX ? UINT32_MAX : PTRDIFF_MAX))
 
 /* Lists and tuples: n items. `origin` is the JSON array the list was made
  * from (so tojson can write the source's tree directly), or NULL. */
@@ -253,7 +267,19 @@ static inline tv tv_none(void)        { tv v = {.kind = TV_NONE}; return v; }
 static inline tv tv_bool(bool b)      { tv v = {.kind = TV_BOOL}; v.u.b = b; return v; }
 static inline tv tv_int(i64 i)        { tv v = {.kind = TV_INT}; v.u.i = i; return v; }
 static inline tv tv_float(double f)   { tv v = {.kind = TV_FLOAT}; v.u.f = f; return v; }
-static inline tv tv_str(str s)        { tv v = {.kind = TV_STR}; v.u.s = s; return v; }
+/* The bytes of a TV_STR or TV_BIGINT, and setting them; s.len must be at
+ * most TV_MAX_STR (see struct tv). */
+static inline str  tv_s(tv v)             { return (str){v.u.s, (iz)v.len}; }
+static inline void tv_set_s(tv *v, str s) { ASSERT(s.len <= TV_MAX_STR); v->u.s = s.s; v->len = (u32)s.len; }
+static inline tv   tv_str(str s)          { tv v = {.kind = TV_STR}; tv_set_s(&v, s); return v; }
+/* tv_str for a string that nothing bounds below TV_MAX_STR (see struct tv):
+ * ERR_LIMIT past it. */
+static inline tv tv_str_checked(tmpl_rt *rt, str s)
+{
+    if (s.len > TV_MAX_STR)
+        tmpl_fail(rt, ERR_LIMIT, "a string of more than 4 GiB (%td bytes)", s.len);
+    return tv_str(s);
+}
 static inline tv tv_undef_plain(void) { tv v = {.kind = TV_UNDEF}; return v; }
 static inline bool tv_is_undef(tv v)  { return v.kind == TV_UNDEF; }
 static inline bool tv_is_str(tv v)    { return v.kind == TV_STR; }
@@ -272,7 +298,7 @@ tv tv_undef_hint(tmpl_rt *rt, const char *exc, const char *hint);
 /* The message an Undefined raises, written to `b`. */
 void tv_undef_message(tmpl_rt *rt, buf *b, tv v);
 
-/* A string copied into the arena. */
+/* A string copied into the arena (ERR_LIMIT past TV_MAX_STR). */
 tv tv_str_copy(tmpl_rt *rt, str s);
 /* A list or tuple of n items, zeroed (TV_UNDEF); fill v->u.list->v[i]. */
 tv tv_list_new(tmpl_rt *rt, iz n);
@@ -293,7 +319,7 @@ static ALWAYS_INLINE bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
         return tv_dict_get(d, tv_str(key), out);
     for (iz k = 0; k < d->n; k++) {
         const tv *ek = &d->e[k].key;
-        if (ek->kind == TV_STR && str_eq(ek->u.s, key)) {
+        if (ek->kind == TV_STR && str_eq(tv_s(*ek), key)) {
             *out = d->e[k].val;
             return true;
         }
@@ -318,7 +344,8 @@ void tv_write_str(tmpl_rt *rt, buf *b, tv v);
 void tv_write_repr(tmpl_rt *rt, buf *b, tv v);
 /* str(v) as a value: v itself for a string, else a new arena string. */
 tv tv_to_str(tmpl_rt *rt, tv v);
-/* Copies b's bytes into the arena as a string (b is left as is). */
+/* Copies b's bytes into the arena as a string (b is left as is; ERR_LIMIT
+ * past TV_MAX_STR). */
 tv tv_str_from_buf(tmpl_rt *rt, const buf *b);
 
 /* a == b (never raises; 1 == 1.0 == True; Undefined == Undefined). */
