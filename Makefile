@@ -20,6 +20,7 @@ TSTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 LDLIBS   := $(PKG_LIBS) -lm -lpthread
 
 LIB_SRC  := $(sort $(wildcard src/base/*.c src/json/*.c src/tok/*.c src/tmpl/*.c src/chat/*.c src/drain/*.c))
+LIB_HDR  := $(wildcard src/*/*.h)
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -119,10 +120,11 @@ test: test-build ## build with sanitizers and run every test; ends with "N passe
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DTALLY_DEBUG
-$(FUZ)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC)
+# (one compile of all sources: the headers are listed so that a change to one rebuilds)
+$(FUZ)/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) $(STD) $(FUZZFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(FUZZ_CC) $(STD) $(FUZZFLAGS) $(PKG_CFLAGS) $(filter %.c,$^) $(LDLIBS) -o $@
 
 fuzz-build: $(FUZZERS)
 
