@@ -96,6 +96,16 @@ static void scope_set(ev *e, scope *s, i32 sym, tv v)
     s->n++;
 }
 
+/* scope_set of a symbol not in the scope, into a new scope's own room */
+static inline void scope_put_new(scope *s, i32 sym, tv v)
+{
+    ASSERT(!s->dense && s->n < SCOPE_INLINE && s->syms == s->isyms);
+    s->mask |= (u64)1 << (sym & 63);
+    s->isyms[s->n] = sym;
+    s->ivals[s->n] = v;
+    s->n++;
+}
+
 static bool scope_get(const scope *s, i32 sym, tv *out)
 {
     for (; s; s = s->parent) {
@@ -373,6 +383,14 @@ static tv ipow(ev *e, i64 base, i64 ex)
 
 static tv binop(ev *e, int op, tv a, tv b)
 {
+    /* int + int and int - int first: index arithmetic of loops */
+    if (a.kind == TV_INT && b.kind == TV_INT && (op == TMPL_OP_ADD || op == TMPL_OP_SUB)) {
+        i64 r;
+        if (op == TMPL_OP_ADD ? __builtin_add_overflow(a.u.i, b.u.i, &r)
+                              : __builtin_sub_overflow(a.u.i, b.u.i, &r))
+            int_overflow(e);
+        return tv_int(r);
+    }
     if (a.kind == TV_UNDEF)
         tv_undef_raise(&e->rt, a);
     if (b.kind == TV_UNDEF)
@@ -1512,10 +1530,16 @@ static int run_for(ev *e, scope *s, const tmpl_node *n, tv iterv, i32 depth0)
         L->i = i;
         arena_mark m = arena_save(e->rt.a);
         u64 esc = e->rt.escapes;
+        /* the iteration's scope: `loop`, then the target (scope_set's
+         * result, written directly for a plain name other than `loop`) */
         scope *is = scope_new(e, s);
         if (e->sym_loop >= 0)
-            scope_set(e, is, e->sym_loop, loopv);
-        assign(e, is, n->u.for_.target, items[i]);
+            scope_put_new(is, e->sym_loop, loopv);
+        const tmpl_node *target = n->u.for_.target;
+        if (target->kind == TMPL_NAME && target->u.name.sym != e->sym_loop)
+            scope_put_new(is, target->u.name.sym, items[i]);
+        else
+            assign(e, is, target, items[i]);
         int x = exec_body(e, is, &n->u.for_.body);
         if (e->rt.escapes == esc)
             arena_restore(e->rt.a, m);

@@ -57,6 +57,7 @@ CASES = [
     ("for_unpack_short", "{% for a, b in [[1, 2], [3]] %}{{ a }}{% endfor %}", {}),
     ("for_unpack_int", "{% for a, b in [1] %}{{ a }}{% endfor %}", {}),
     ("for_unpack_long", "{% for a, b in [[1, 2, 3]] %}{{ a }}{% endfor %}", {}),
+    ("int_add_sub_limits", "{{ 9223372036854775807 - 1 + 1 }}|{{ -9223372036854775807 - 1 }}|{{ 5 - 7 + True }}|{{ 1 + 2.5 - 1 }}|{{ big - 1 }}", {"big": 9223372036854775807}),
     # scoping
     ("scope_loop_set", "{% set c = 0 %}{% for i in [1, 2, 3] %}{% set c = c + 1 %}{{ c }}{% endfor %}|{{ c }}", {}),
     ("scope_loop_read_before_set", "{% for i in [1, 2] %}{{ x }}{% set x = i %}{{ x }}{% endfor %}|{{ x }}", {"x": "X"}),
