@@ -979,7 +979,7 @@ static tv call_value(ev *e, tv callee, const tv_args *args)
 
 /* ---- expressions ------------------------------------------------------- */
 
-static tv big_literal(ev *e, const tmpl_node *n)
+static NOINLINE tv big_literal(ev *e, const tmpl_node *n)
 {
     str lit = n->u.i.lit;
     buf digits = {0};
@@ -1200,170 +1200,222 @@ static bool eval_cond(ev *e, scope *s, const tmpl_node *n)
     }
 }
 
-static tv eval_node(ev *e, scope *s, const tmpl_node *n)
+/* The evaluation of each kind of expression node, one function each:
+ * eval_node only dispatches (its calls are jumps), so a node pays for the
+ * registers and stack of its own kind only. */
+#define EVAL_FN(name) static NOINLINE tv name(ev *e, scope *s, const tmpl_node *n)
+
+EVAL_FN(ev_name) { return load_name(e, s, &n->u.name); }
+
+/* (a, b), [a, b] */
+EVAL_FN(ev_seq)
 {
-    switch ((tmpl_kind)n->kind) {
-    case TMPL_NONE:  return tv_none();
-    case TMPL_BOOL:  return tv_bool(n->u.b);
-    case TMPL_INT:   return n->u.i.big ? big_literal(e, n) : tv_int(n->u.i.v);
-    case TMPL_FLOAT: return tv_float(n->u.f);
-    case TMPL_STR:   return tv_str(n->u.text);
-    case TMPL_NAME:  return load_name(e, s, &n->u.name);
-    case TMPL_TUPLE:
-    case TMPL_LIST: {
-        tv r = n->kind == TMPL_TUPLE ? tv_tuple_new(&e->rt, n->u.items.n)
-                                     : tv_list_new(&e->rt, n->u.items.n);
-        for (i32 i = 0; i < n->u.items.n; i++)
-            r.u.list->v[i] = eval(e, s, n->u.items.v[i]);
-        return r;
-    }
-    case TMPL_DICT: {
-        tv r = tv_dict_new(&e->rt, n->u.dict.n);
-        for (i32 i = 0; i < n->u.dict.n; i++) {
-            tv k = eval(e, s, n->u.dict.keys[i]);
-            tv v = eval(e, s, n->u.dict.vals[i]);
-            e->rt.line = n->line;
-            tv_dict_set(&e->rt, r.u.dict, k, v);
-        }
-        return r;
-    }
-    case TMPL_GETATTR:
-        return getattr_of(e, n, eval(e, s, n->u.getattr.obj));
-    case TMPL_GETITEM: {
-        tv obj = eval(e, s, n->u.getitem.obj);
-        const tmpl_node *ix = n->u.getitem.index;
-        if (ix->kind == TMPL_SLICE) {
-            tv a = ix->u.slice.start ? eval(e, s, ix->u.slice.start) : tv_none();
-            tv b = ix->u.slice.stop ? eval(e, s, ix->u.slice.stop) : tv_none();
-            tv c = ix->u.slice.step ? eval(e, s, ix->u.slice.step) : tv_none();
-            e->rt.line = n->line;
-            /* A slice of literals is folded at compile time through the
-             * sandbox's getitem, where a TypeError becomes an Undefined. */
-            if (is_literal(n->u.getitem.obj) && is_literal(ix->u.slice.start) &&
-                is_literal(ix->u.slice.stop) && is_literal(ix->u.slice.step) &&
-                (!(obj.kind == TV_LIST || obj.kind == TV_TUPLE || obj.kind == TV_STR) ||
-                 !slice_bound_ok(a) || !slice_bound_ok(b) || !slice_bound_ok(c)))
-                return tv_undef_hint(&e->rt, "UndefinedError", "a slice that Python cannot take");
-            return tv_slice(&e->rt, obj, a, b, c);
-        }
-        if (ix->kind == TMPL_TUPLE) {
-            for (i32 i = 0; i < ix->u.items.n; i++)
-                if (ix->u.items.v[i]->kind == TMPL_SLICE)
-                    return tv_undef_plain();
-        }
-        tv key = eval(e, s, ix);
+    tv r = n->kind == TMPL_TUPLE ? tv_tuple_new(&e->rt, n->u.items.n)
+                                 : tv_list_new(&e->rt, n->u.items.n);
+    for (i32 i = 0; i < n->u.items.n; i++)
+        r.u.list->v[i] = eval(e, s, n->u.items.v[i]);
+    return r;
+}
+
+/* {k: v, ...} */
+EVAL_FN(ev_dict)
+{
+    tv r = tv_dict_new(&e->rt, n->u.dict.n);
+    for (i32 i = 0; i < n->u.dict.n; i++) {
+        tv k = eval(e, s, n->u.dict.keys[i]);
+        tv v = eval(e, s, n->u.dict.vals[i]);
         e->rt.line = n->line;
-        return tv_getitem(&e->rt, obj, key);
+        tv_dict_set(&e->rt, r.u.dict, k, v);
     }
-    case TMPL_CALL: {
-        /* s.strip('\n') and the like: the method called without a bound
-         * method made first (on a str, a name with a method is that
-         * method, whatever else) */
-        const tmpl_node *cn = n->u.call.callee;
-        tv callee = tv_none();
-        tv_method direct = {.meth = TVM_NONE};
-        if (cn->kind == TMPL_GETATTR && cn->u.getattr.meths.str) {
-            tv obj = eval(e, s, cn->u.getattr.obj);
-            if (obj.kind == TV_STR)
-                direct = (tv_method){obj, cn->u.getattr.meths.str};
-            else
-                callee = getattr_of(e, cn, obj);
-        } else {
-            callee = eval(e, s, cn);
-        }
-        argv a = {0};
-        eval_args(e, s, &n->u.call.args, &a);
+    return r;
+}
+
+EVAL_FN(ev_getattr) { return getattr_of(e, n, eval(e, s, n->u.getattr.obj)); }
+
+/* obj[index], obj[a:b:c] */
+EVAL_FN(ev_getitem)
+{
+    tv obj = eval(e, s, n->u.getitem.obj);
+    const tmpl_node *ix = n->u.getitem.index;
+    if (ix->kind == TMPL_SLICE) {
+        tv a = ix->u.slice.start ? eval(e, s, ix->u.slice.start) : tv_none();
+        tv b = ix->u.slice.stop ? eval(e, s, ix->u.slice.stop) : tv_none();
+        tv c = ix->u.slice.step ? eval(e, s, ix->u.slice.step) : tv_none();
         e->rt.line = n->line;
-        tv_args args = args_view(&a);
-        return direct.meth != TVM_NONE ? tmpl_method_call(&e->rt, &direct, &args) : call_value(e, callee, &args);
+        /* A slice of literals is folded at compile time through the
+         * sandbox's getitem, where a TypeError becomes an Undefined. */
+        if (is_literal(n->u.getitem.obj) && is_literal(ix->u.slice.start) &&
+            is_literal(ix->u.slice.stop) && is_literal(ix->u.slice.step) &&
+            (!(obj.kind == TV_LIST || obj.kind == TV_TUPLE || obj.kind == TV_STR) ||
+             !slice_bound_ok(a) || !slice_bound_ok(b) || !slice_bound_ok(c)))
+            return tv_undef_hint(&e->rt, "UndefinedError", "a slice that Python cannot take");
+        return tv_slice(&e->rt, obj, a, b, c);
     }
-    case TMPL_FILTER:
-        return eval_filter(e, s, n);
-    case TMPL_TEST:
-        return tv_bool(eval_test(e, s, n));
-    case TMPL_NOT:
-        return tv_bool(!eval_cond(e, s, n->u.operand));
-    case TMPL_NEG:
-    case TMPL_POS: {
-        tv v = eval(e, s, n->u.operand);
-        e->rt.line = n->line;
-        bool neg = n->kind == TMPL_NEG;
-        switch ((tv_kind)v.kind) {
-        case TV_UNDEF: tv_undef_raise(&e->rt, v);
-        case TV_BOOL:  return tv_int(neg ? -(i64)v.u.b : (i64)v.u.b);
-        case TV_INT:
-            if (neg && v.u.i == INT64_MIN)
-                int_overflow(e);
-            return tv_int(neg ? -v.u.i : v.u.i);
-        case TV_FLOAT: return tv_float(neg ? -v.u.f : v.u.f);
-        case TV_BIGINT: {
-            if (!neg)
-                return v;
-            str d = tv_s(v);
-            if (d.s[0] == '-') {
-                tv_set_s(&v, str_cut(d, 1, d.len));
-            } else {
-                u8 *p = NEW_NZ(e->rt.a, u8, d.len + 2);
-                p[0] = '-';
-                memcpy(p + 1, d.s, (size_t)d.len);
-                tv_set_s(&v, str_from(p, d.len + 1));
-            }
+    if (ix->kind == TMPL_TUPLE) {
+        for (i32 i = 0; i < ix->u.items.n; i++)
+            if (ix->u.items.v[i]->kind == TMPL_SLICE)
+                return tv_undef_plain();
+    }
+    tv key = eval(e, s, ix);
+    e->rt.line = n->line;
+    return tv_getitem(&e->rt, obj, key);
+}
+
+/* f(args) */
+EVAL_FN(ev_call)
+{
+    /* s.strip('\n') and the like: the method called without a bound
+     * method made first (on a str, a name with a method is that
+     * method, whatever else) */
+    const tmpl_node *cn = n->u.call.callee;
+    tv callee = tv_none();
+    tv_method direct = {.meth = TVM_NONE};
+    if (cn->kind == TMPL_GETATTR && cn->u.getattr.meths.str) {
+        tv obj = eval(e, s, cn->u.getattr.obj);
+        if (obj.kind == TV_STR)
+            direct = (tv_method){obj, cn->u.getattr.meths.str};
+        else
+            callee = getattr_of(e, cn, obj);
+    } else {
+        callee = eval(e, s, cn);
+    }
+    argv a = {0};
+    eval_args(e, s, &n->u.call.args, &a);
+    e->rt.line = n->line;
+    tv_args args = args_view(&a);
+    return direct.meth != TVM_NONE ? tmpl_method_call(&e->rt, &direct, &args) : call_value(e, callee, &args);
+}
+
+EVAL_FN(ev_filter) { return eval_filter(e, s, n); }
+EVAL_FN(ev_test) { return tv_bool(eval_test(e, s, n)); }
+EVAL_FN(ev_not) { return tv_bool(!eval_cond(e, s, n->u.operand)); }
+EVAL_FN(ev_compare) { return tv_bool(compare(e, s, n)); }
+
+/* -x, +x */
+EVAL_FN(ev_unary)
+{
+    tv v = eval(e, s, n->u.operand);
+    e->rt.line = n->line;
+    bool neg = n->kind == TMPL_NEG;
+    switch ((tv_kind)v.kind) {
+    case TV_UNDEF: tv_undef_raise(&e->rt, v);
+    case TV_BOOL:  return tv_int(neg ? -(i64)v.u.b : (i64)v.u.b);
+    case TV_INT:
+        if (neg && v.u.i == INT64_MIN)
+            int_overflow(e);
+        return tv_int(neg ? -v.u.i : v.u.i);
+    case TV_FLOAT: return tv_float(neg ? -v.u.f : v.u.f);
+    case TV_BIGINT: {
+        if (!neg)
             return v;
+        str d = tv_s(v);
+        if (d.s[0] == '-') {
+            tv_set_s(&v, str_cut(d, 1, d.len));
+        } else {
+            u8 *p = NEW_NZ(e->rt.a, u8, d.len + 2);
+            p[0] = '-';
+            memcpy(p + 1, d.s, (size_t)d.len);
+            tv_set_s(&v, str_from(p, d.len + 1));
         }
-        default:
-            tmpl_raise(&e->rt, "TypeError", "bad operand type for unary %c: '%s'", neg ? '-' : '+',
-                       tv_type_name(v));
-        }
+        return v;
     }
-    case TMPL_BINOP: {
-        if (n->op == TMPL_OP_ADD && n->u.bin.l->kind == TMPL_BINOP && n->u.bin.l->op == TMPL_OP_ADD) {
-            /* three or more operands: one copy instead of one per + */
-            buf *b = &e->rt.tmp;
-            iz mark = b->len;
-            tv r = add_chain(e, s, n, b);
-            if (is_chain_done(r))
-                r = tail_copy(e, b, mark);
-            b->len = mark;
-            return r;
-        }
-        tv a = eval(e, s, n->u.bin.l);
-        tv b = eval(e, s, n->u.bin.r);
-        e->rt.line = n->line;
-        return binop(e, n->op, a, b);
+    default:
+        tmpl_raise(&e->rt, "TypeError", "bad operand type for unary %c: '%s'", neg ? '-' : '+',
+                   tv_type_name(v));
     }
-    case TMPL_AND: {
-        tv a = eval(e, s, n->u.bin.l);
-        return tv_truthy(a) ? eval(e, s, n->u.bin.r) : a;
-    }
-    case TMPL_OR: {
-        tv a = eval(e, s, n->u.bin.l);
-        return tv_truthy(a) ? a : eval(e, s, n->u.bin.r);
-    }
-    case TMPL_CONCAT: {
+}
+
+EVAL_FN(ev_binop)
+{
+    if (n->op == TMPL_OP_ADD && n->u.bin.l->kind == TMPL_BINOP && n->u.bin.l->op == TMPL_OP_ADD) {
+        /* three or more operands: one copy instead of one per + */
         buf *b = &e->rt.tmp;
-        tv *parts = NEW_NZ(e->rt.a, tv, n->u.items.n);
-        for (i32 i = 0; i < n->u.items.n; i++)
-            parts[i] = eval(e, s, n->u.items.v[i]);
         iz mark = b->len;
-        for (i32 i = 0; i < n->u.items.n; i++)
-            tv_write_str(&e->rt, b, parts[i]);
-        if (b->failed)
-            tmpl_fail(&e->rt, ERR_NOMEM, "out of memory");
-        tv r = tail_copy(e, b, mark);
+        tv r = add_chain(e, s, n, b);
+        if (is_chain_done(r))
+            r = tail_copy(e, b, mark);
         b->len = mark;
         return r;
     }
-    case TMPL_COMPARE:
-        return tv_bool(compare(e, s, n));
-    case TMPL_COND: {
-        if (eval_cond(e, s, n->u.cond.test))
-            return eval(e, s, n->u.cond.then);
-        if (n->u.cond.orelse)
-            return eval(e, s, n->u.cond.orelse);
-        return cond_undefined(e, n);
-    }
-    default:
-        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the expression %s", tmpl_kind_name((tmpl_kind)n->kind));
+    tv a = eval(e, s, n->u.bin.l);
+    tv b = eval(e, s, n->u.bin.r);
+    e->rt.line = n->line;
+    return binop(e, n->op, a, b);
+}
+
+/* `and` and `or` give an operand */
+EVAL_FN(ev_and)
+{
+    tv a = eval(e, s, n->u.bin.l);
+    return tv_truthy(a) ? eval(e, s, n->u.bin.r) : a;
+}
+
+EVAL_FN(ev_or)
+{
+    tv a = eval(e, s, n->u.bin.l);
+    return tv_truthy(a) ? a : eval(e, s, n->u.bin.r);
+}
+
+/* a ~ b ~ ... */
+EVAL_FN(ev_concat)
+{
+    buf *b = &e->rt.tmp;
+    tv *parts = NEW_NZ(e->rt.a, tv, n->u.items.n);
+    for (i32 i = 0; i < n->u.items.n; i++)
+        parts[i] = eval(e, s, n->u.items.v[i]);
+    iz mark = b->len;
+    for (i32 i = 0; i < n->u.items.n; i++)
+        tv_write_str(&e->rt, b, parts[i]);
+    if (b->failed)
+        tmpl_fail(&e->rt, ERR_NOMEM, "out of memory");
+    tv r = tail_copy(e, b, mark);
+    b->len = mark;
+    return r;
+}
+
+/* x if c else y */
+EVAL_FN(ev_cond)
+{
+    if (eval_cond(e, s, n->u.cond.test))
+        return eval(e, s, n->u.cond.then);
+    if (n->u.cond.orelse)
+        return eval(e, s, n->u.cond.orelse);
+    return cond_undefined(e, n);
+}
+
+EVAL_FN(ev_unsupported)
+{
+    (void)s;
+    tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the expression %s", tmpl_kind_name((tmpl_kind)n->kind));
+}
+
+static tv eval_node(ev *e, scope *s, const tmpl_node *n)
+{
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_NONE:    return tv_none();
+    case TMPL_BOOL:    return tv_bool(n->u.b);
+    case TMPL_INT:     return n->u.i.big ? big_literal(e, n) : tv_int(n->u.i.v);
+    case TMPL_FLOAT:   return tv_float(n->u.f);
+    case TMPL_STR:     return tv_str(n->u.text);
+    case TMPL_NAME:    return ev_name(e, s, n);
+    case TMPL_TUPLE:
+    case TMPL_LIST:    return ev_seq(e, s, n);
+    case TMPL_DICT:    return ev_dict(e, s, n);
+    case TMPL_GETATTR: return ev_getattr(e, s, n);
+    case TMPL_GETITEM: return ev_getitem(e, s, n);
+    case TMPL_CALL:    return ev_call(e, s, n);
+    case TMPL_FILTER:  return ev_filter(e, s, n);
+    case TMPL_TEST:    return ev_test(e, s, n);
+    case TMPL_NOT:     return ev_not(e, s, n);
+    case TMPL_NEG:
+    case TMPL_POS:     return ev_unary(e, s, n);
+    case TMPL_BINOP:   return ev_binop(e, s, n);
+    case TMPL_AND:     return ev_and(e, s, n);
+    case TMPL_OR:      return ev_or(e, s, n);
+    case TMPL_CONCAT:  return ev_concat(e, s, n);
+    case TMPL_COMPARE: return ev_compare(e, s, n);
+    case TMPL_COND:    return ev_cond(e, s, n);
+    default:           return ev_unsupported(e, s, n);
     }
 }
 
