@@ -1626,99 +1626,153 @@ static tv apply_block_filter(ev *e, scope *s, const tmpl_node *filter, tv body)
     return r;
 }
 
+/* Each kind of statement is its own function, exec_stmt only dispatches
+ * (as eval_node does for expressions). */
+#define EXEC_FN(name) static NOINLINE int name(ev *e, scope *s, const tmpl_node *n)
+
+EXEC_FN(st_text)
+{
+    (void)s;
+    emit(e, n->u.text);
+    return X_OK;
+}
+
+EXEC_FN(st_output)
+{
+    const tmpl_node *x = n->u.expr;
+    if (x->kind == TMPL_BINOP && x->op == TMPL_OP_ADD) {
+        /* {{ a + b + ... }} of strings goes straight into the output */
+        tv r = add_chain(e, s, x, e->out);
+        if (e->out->len > e->max_output)
+            tmpl_fail(&e->rt, ERR_LIMIT, "the output grew past %lld bytes", (long long)e->max_output);
+        if (!is_chain_done(r))
+            emit_value(e, r);
+        return X_OK;
+    }
+    emit_value(e, eval(e, s, x));
+    return X_OK;
+}
+
+EXEC_FN(st_if)
+{
+    if (eval_cond(e, s, n->u.if_.test))
+        return exec_body(e, s, &n->u.if_.body);
+    for (i32 i = 0; i < n->u.if_.elifs.n; i++) {
+        const tmpl_node *el = n->u.if_.elifs.v[i];
+        e->rt.line = el->line;
+        if (eval_cond(e, s, el->u.if_.test))
+            return exec_body(e, s, &el->u.if_.body);
+    }
+    return exec_body(e, s, &n->u.if_.orelse);
+}
+
+EXEC_FN(st_for) { return run_for(e, s, n, eval(e, s, n->u.for_.iter), 0); }
+
+EXEC_FN(st_set)
+{
+    assign(e, s, n->u.set.target, eval(e, s, n->u.set.value));
+    return X_OK;
+}
+
+EXEC_FN(st_set_block)
+{
+    tv body = capture(e, scope_new(e, s), &n->u.setblock.body);
+    if (n->u.setblock.filter)
+        body = apply_block_filter(e, s, n->u.setblock.filter, body);
+    e->rt.line = n->line;
+    assign(e, s, n->u.setblock.target, body);
+    return X_OK;
+}
+
+EXEC_FN(st_macro)
+{
+    scope_set(e, s, n->u.macro.name.sym, macro_value(e, s, n, n->u.macro.name.s, macro_body_uses(n)));
+    return X_OK;
+}
+
+EXEC_FN(st_call_block)
+{
+    const tmpl_node *call = n->u.macro.call;
+    tv callee = eval(e, s, call->u.call.callee);
+    argv a = {0};
+    eval_args(e, s, &call->u.call.args, &a);
+    argv_kw(e, &a, S("caller"), macro_value(e, s, n, S(""), macro_body_uses(n)));
+    e->rt.line = n->line;
+    tv_args args = args_view(&a);
+    emit_value(e, call_value(e, callee, &args));
+    return X_OK;
+}
+
+EXEC_FN(st_filter_block)
+{
+    tv body = capture(e, scope_new(e, s), &n->u.fblock.body);
+    emit_value(e, apply_block_filter(e, s, n->u.fblock.filter, body));
+    return X_OK;
+}
+
+EXEC_FN(st_generation)
+{
+    exec_body(e, scope_new(e, s), &n->u.fblock.body);
+    return X_OK;
+}
+
+EXEC_FN(st_with)
+{
+    scope *ws = scope_new(e, s);
+    for (i32 i = 0; i < n->u.with.targets.n; i++)
+        assign(e, ws, n->u.with.targets.v[i], eval(e, s, n->u.with.values.v[i]));
+    return exec_body(e, ws, &n->u.with.body);
+}
+
+EXEC_FN(st_autoescape)
+{
+    if (tv_truthy(eval(e, s, n->u.autoescape.value)))
+        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "autoescape on");
+    return exec_body(e, scope_new(e, s), &n->u.autoescape.body);
+}
+
+EXEC_FN(st_block)
+{
+    exec_body(e, scope_new(e, n->u.block.scoped ? s : e->root), &n->u.block.body);
+    return X_OK;
+}
+
+EXEC_FN(st_load)
+{
+    eval(e, s, n->u.load.tmpl);
+    tmpl_raise(&e->rt, "TypeError", "no loader for this environment specified");
+}
+
+EXEC_FN(st_unsupported)
+{
+    (void)s;
+    tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the statement %s", tmpl_kind_name((tmpl_kind)n->kind));
+}
+
 static int exec_stmt(ev *e, scope *s, const tmpl_node *n)
 {
     e->rt.line = n->line;
     switch ((tmpl_kind)n->kind) {
-    case TMPL_TEXT:
-        emit(e, n->u.text);
-        return X_OK;
-    case TMPL_OUTPUT: {
-        const tmpl_node *x = n->u.expr;
-        if (x->kind == TMPL_BINOP && x->op == TMPL_OP_ADD) {
-            /* {{ a + b + ... }} of strings goes straight into the output */
-            tv r = add_chain(e, s, x, e->out);
-            if (e->out->len > e->max_output)
-                tmpl_fail(&e->rt, ERR_LIMIT, "the output grew past %lld bytes",
-                          (long long)e->max_output);
-            if (!is_chain_done(r))
-                emit_value(e, r);
-            return X_OK;
-        }
-        emit_value(e, eval(e, s, x));
-        return X_OK;
-    }
-    case TMPL_IF:
-        if (eval_cond(e, s, n->u.if_.test))
-            return exec_body(e, s, &n->u.if_.body);
-        for (i32 i = 0; i < n->u.if_.elifs.n; i++) {
-            const tmpl_node *el = n->u.if_.elifs.v[i];
-            e->rt.line = el->line;
-            if (eval_cond(e, s, el->u.if_.test))
-                return exec_body(e, s, &el->u.if_.body);
-        }
-        return exec_body(e, s, &n->u.if_.orelse);
-    case TMPL_FOR:
-        return run_for(e, s, n, eval(e, s, n->u.for_.iter), 0);
-    case TMPL_SET:
-        assign(e, s, n->u.set.target, eval(e, s, n->u.set.value));
-        return X_OK;
-    case TMPL_SET_BLOCK: {
-        tv body = capture(e, scope_new(e, s), &n->u.setblock.body);
-        if (n->u.setblock.filter)
-            body = apply_block_filter(e, s, n->u.setblock.filter, body);
-        e->rt.line = n->line;
-        assign(e, s, n->u.setblock.target, body);
-        return X_OK;
-    }
-    case TMPL_MACRO:
-        scope_set(e, s, n->u.macro.name.sym,
-                  macro_value(e, s, n, n->u.macro.name.s, macro_body_uses(n)));
-        return X_OK;
-    case TMPL_CALL_BLOCK: {
-        const tmpl_node *call = n->u.macro.call;
-        tv callee = eval(e, s, call->u.call.callee);
-        argv a = {0};
-        eval_args(e, s, &call->u.call.args, &a);
-        argv_kw(e, &a, S("caller"), macro_value(e, s, n, S(""), macro_body_uses(n)));
-        e->rt.line = n->line;
-        tv_args args = args_view(&a);
-        emit_value(e, call_value(e, callee, &args));
-        return X_OK;
-    }
-    case TMPL_FILTER_BLOCK: {
-        tv body = capture(e, scope_new(e, s), &n->u.fblock.body);
-        emit_value(e, apply_block_filter(e, s, n->u.fblock.filter, body));
-        return X_OK;
-    }
-    case TMPL_GENERATION:
-        exec_body(e, scope_new(e, s), &n->u.fblock.body);
-        return X_OK;
-    case TMPL_BREAK:
-        return X_BREAK;
-    case TMPL_CONTINUE:
-        return X_CONTINUE;
-    case TMPL_WITH: {
-        scope *ws = scope_new(e, s);
-        for (i32 i = 0; i < n->u.with.targets.n; i++)
-            assign(e, ws, n->u.with.targets.v[i], eval(e, s, n->u.with.values.v[i]));
-        return exec_body(e, ws, &n->u.with.body);
-    }
-    case TMPL_AUTOESCAPE:
-        if (tv_truthy(eval(e, s, n->u.autoescape.value)))
-            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "autoescape on");
-        return exec_body(e, scope_new(e, s), &n->u.autoescape.body);
-    case TMPL_BLOCK:
-        exec_body(e, scope_new(e, n->u.block.scoped ? s : e->root), &n->u.block.body);
-        return X_OK;
+    case TMPL_TEXT:         return st_text(e, s, n);
+    case TMPL_OUTPUT:       return st_output(e, s, n);
+    case TMPL_IF:           return st_if(e, s, n);
+    case TMPL_FOR:          return st_for(e, s, n);
+    case TMPL_SET:          return st_set(e, s, n);
+    case TMPL_SET_BLOCK:    return st_set_block(e, s, n);
+    case TMPL_MACRO:        return st_macro(e, s, n);
+    case TMPL_CALL_BLOCK:   return st_call_block(e, s, n);
+    case TMPL_FILTER_BLOCK: return st_filter_block(e, s, n);
+    case TMPL_GENERATION:   return st_generation(e, s, n);
+    case TMPL_BREAK:        return X_BREAK;
+    case TMPL_CONTINUE:     return X_CONTINUE;
+    case TMPL_WITH:         return st_with(e, s, n);
+    case TMPL_AUTOESCAPE:   return st_autoescape(e, s, n);
+    case TMPL_BLOCK:        return st_block(e, s, n);
     case TMPL_EXTENDS:
     case TMPL_INCLUDE:
     case TMPL_IMPORT:
-    case TMPL_FROM_IMPORT:
-        eval(e, s, n->u.load.tmpl);
-        tmpl_raise(&e->rt, "TypeError", "no loader for this environment specified");
-    default:
-        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the statement %s", tmpl_kind_name((tmpl_kind)n->kind));
+    case TMPL_FROM_IMPORT:  return st_load(e, s, n);
+    default:                return st_unsupported(e, s, n);
     }
 }
 
