@@ -27,12 +27,14 @@ typedef ptrdiff_t iz;   /* signed sizes everywhere inside; size_t only at libc c
 #  define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #  define ALWAYS_INLINE inline __attribute__((always_inline))
 #  define NOINLINE __attribute__((noinline))
+#  define PREFETCH(p) __builtin_prefetch(p)
 #else
 #  define likely(x)   (x)
 #  define unlikely(x) (x)
 #  define PRINTF_LIKE(f, a)
 #  define ALWAYS_INLINE inline
 #  define NOINLINE
+#  define PREFETCH(p) ((void)(p))
 #endif
 
 /* A string is a slice: pointer plus length, not NUL-terminated. The bytes

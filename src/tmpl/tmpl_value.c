@@ -440,8 +440,14 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
         iz n = j->u.arr.n;
         check_depth(rt, depth, n);
         tv v = tv_list_new(rt, n);
-        for (iz i = 0; i < n; i++)
-            v.u.list->v[i] = from_json_at(rt, &j->u.arr.items[i], depth + 1);
+        const json *items = j->u.arr.items;
+        for (iz i = 0; i < n; i++) {
+            /* the next item's members, from memory the render has not
+             * touched yet (a long history's tree is far out of cache) */
+            if (i + 1 < n && items[i + 1].type == JSON_OBJ)
+                PREFETCH(items[i + 1].u.obj.members);
+            v.u.list->v[i] = from_json_at(rt, &items[i], depth + 1);
+        }
         v.u.list->origin = j;
         return v;
     }
