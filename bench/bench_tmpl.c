@@ -65,6 +65,7 @@ int main(int argc, char **argv)
     tmpl_render_opts o = {.now = 1736942400};
     arena scratch;
     arena_init(&scratch, 0);
+    arena_reserve(&scratch, 1 << 20);   /* kept across renders, as `tally render` keeps it */
     buf out = {0};
     tmpl_error te;
 
