@@ -562,9 +562,9 @@ static tv binop(ev *e, int op, tv a, tv b)
 
 /* ---- calls ------------------------------------------------------------- */
 
-/* Arguments being collected: positional then keyword, in the arena. */
-/* The arguments of a call being evaluated; a few of them in the struct
- * itself (it lives in the caller's frame for the call). */
+/* The arguments of a call being evaluated, positional then keyword: the
+ * first few positional ones in the struct itself (it lives in the caller's
+ * frame for the call), the rest in the arena. */
 enum { ARGV_INLINE = 4 };
 
 typedef struct argv {
@@ -1044,24 +1044,17 @@ static bool eval_test(ev *e, scope *s, const tmpl_node *n)
 {
     tv v = eval(e, s, n->u.filter.arg);
     const tmpl_args *in = &n->u.filter.args;
-    if (in->pos.n == 0 && in->nkw == 0 && !in->star && !in->dstar) {
-        /* the tests of a value's kind, without arguments to bind */
-        switch ((tmpl_test_id)n->u.filter.id) {
-        case TMPL_TEST_DEFINED:   return v.kind != TV_UNDEF;
-        case TMPL_TEST_UNDEFINED: return v.kind == TV_UNDEF;
-        case TMPL_TEST_NONE:      return v.kind == TV_NONE;
-        case TMPL_TEST_STRING:    return v.kind == TV_STR;
-        case TMPL_TEST_MAPPING:   return v.kind == TV_DICT;
-        default:                  break;
-        }
+    tv_args args = {0};
+    argv a;
+    if (in->pos.n || in->nkw || in->star || in->dstar) {   /* most tests take none */
+        a = (argv){0};
+        eval_args(e, s, in, &a);
+        args = args_view(&a);
     }
-    argv a = {0};
-    eval_args(e, s, &n->u.filter.args, &a);
     e->rt.line = n->line;
     if (n->u.filter.id == TMPL_TEST_UNKNOWN)
         tmpl_raise(&e->rt, "TemplateRuntimeError", "No test named '%.*s' found.",
                    (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
-    tv_args args = args_view(&a);
     return tmpl_test_apply(&e->rt, n->u.filter.id, v, &args);
 }
 
@@ -1146,7 +1139,7 @@ static ALWAYS_INLINE tv getattr_of(ev *e, const tmpl_node *n, tv obj)
 }
 
 /* `a if b` when b is false: Jinja's Undefined with its hint (out of
- * eval_node, whose frame stays small without the message buffer). */
+ * ev_cond, whose frame stays small without the message buffer). */
 static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
 {
     char hint[160];

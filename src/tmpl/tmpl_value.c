@@ -362,7 +362,6 @@ bool tv_dict_get(const tv_dict *d, tv key, tv *out)
     return true;
 }
 
-
 /* Object keys repeat (every message has "role" and "content"): all the
  * occurrences of a key take the bytes of its first one (in the context's
  * JSON, which outlives the render), so the lookups of a render compare
@@ -384,15 +383,6 @@ static str intern_key(tmpl_rt *rt, str k)
         return *slot;
     *slot = k;
     return k;
-}
-
-/* A string of the context as a value. Nothing bounds the context's strings:
- * one longer than a value holds (TV_MAX_STR) fails rather than being cut. */
-static tv json_str(tmpl_rt *rt, str s)
-{
-    if (s.len > TV_MAX_STR)
-        tmpl_fail(rt, ERR_LIMIT, "a string of more than 4 GiB in the context (%td bytes)", s.len);
-    return tv_str(s);
 }
 
 static NOINLINE tv json_bigint(tmpl_rt *rt, const json *j)
@@ -417,7 +407,7 @@ static ALWAYS_INLINE tv from_json_at(tmpl_rt *rt, const json *j, int depth)
     case JSON_NULL:  return tv_none();
     case JSON_BOOL:  return tv_bool(j->u.b);
     case JSON_FLOAT: return tv_float(j->u.f);
-    case JSON_STR:   return json_str(rt, j->u.s);
+    case JSON_STR:   return tv_str_checked(rt, j->u.s);   /* nothing bounds the context's strings */
     case JSON_INT:   return j->big ? json_bigint(rt, j) : tv_int(j->u.i);
     case JSON_ARR:
     case JSON_OBJ:   return from_json(rt, j, depth);
@@ -471,7 +461,7 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
         tv_dict *d = v.u.dict;
         for (iz i = 0; i < n; i++) {
             const json_member *m = &j->u.obj.members[i];
-            tv key = json_str(rt, intern_key(rt, m->key)), val = from_json_at(rt, &m->val, depth + 1);
+            tv key = tv_str_checked(rt, intern_key(rt, m->key)), val = from_json_at(rt, &m->val, depth + 1);
             if (!d->index && d->n < DICT_LINEAR) {   /* dict_find and dict_append's small case */
                 iz k = 0;
                 while (k < d->n && !str_eq(tv_s(d->e[k].key), m->key))
