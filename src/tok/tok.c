@@ -125,6 +125,7 @@ typedef struct {
     bool       want_ids;
     bool       seg_at_origin;
     bool       ascii;   /* the text is all ASCII, and so is what the normalizer makes of it */
+    int        digits;  /* counting with Llama 3's or Qwen's split: tok_regex_fast_digits, else 0 */
     err       *e;
 } run_ctx;
 
@@ -158,10 +159,8 @@ static int on_normalized(void *ctx, str piece, iz off, i32 id)
     if (!t->pretok)
         return bpe_word(t, w, piece, &c->count, c->want_ids, c->e);
     /* Counting an all-ASCII piece with Llama 3's or Qwen's split: one loop */
-    const tok_regex *re = c->want_ids ? NULL : tok_pretok_one_split(t->pretok);
-    int digits = re ? tok_regex_fast_digits(re, w) : 0;
-    if (digits && (c->ascii || utf8_ascii_prefix(piece) == piece.len))
-        return bpe_count_split_ascii(t, w, piece, digits, &c->count, c->e);
+    if (c->digits && (c->ascii || utf8_ascii_prefix(piece) == piece.len))
+        return bpe_count_split_ascii(t, w, piece, c->digits, &c->count, c->e);
     arena_mark m = arena_save(&w->scratch);
     bpe_words bw = {t, w, &c->count, c->want_ids, c->e};
     int rc = tok_pretok_each(t->pretok, w, piece, c->seg_at_origin && off == 0, bpe_each_word, &bw, c->e);
@@ -220,7 +219,9 @@ static int run(const tok *t, tok_work *w, str text, bool want_ids, i64 *n, err *
         if (bad >= 0)
             return err_set(e, ERR_UTF8, ascii + bad, "invalid UTF-8 at byte offset %td", ascii + bad);
     }
-    run_ctx c = {t, w, 0, want_ids, false, ascii == text.len && (!t->norm || t->norm_keeps_ascii), e};
+    const tok_regex *split = want_ids ? NULL : tok_pretok_one_split(t->pretok);
+    run_ctx c = {t, w, 0, want_ids, false, ascii == text.len && (!t->norm || t->norm_keeps_ascii),
+                 split ? tok_regex_fast_digits(split, w) : 0, e};
     w->scratch.oom = &w->oom;
     if (setjmp(w->oom)) {
         w->scratch.oom = NULL;
