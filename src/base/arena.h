@@ -35,7 +35,7 @@ typedef struct {
 void  arena_init(arena *a, iz limit);
 void  arena_fini(arena *a);               /* frees every block */
 void *arena_alloc(arena *a, iz size, iz align, iz count);     /* zeroed */
-static inline void *arena_alloc_nz(arena *a, iz size, iz align, iz count);  /* not zeroed */
+/* arena_alloc_nz (below, inline): the same, not zeroed */
 arena_mark arena_save(const arena *a);
 /* Makes sure `size` free bytes exist in one block and returns a mark of the
  * current position: restoring it later keeps that block (scratch reuse). */
