@@ -278,19 +278,20 @@ static void test_limits(void)
         json *nodes = calloc(D + 2, sizeof *nodes);
         json_member *mem = calloc(D + 2, sizeof *mem);
         REQUIRE(nodes && mem);
-        /* nodes[i] is at depth i; `leaf` says what is at depth `last` */
-        for (int c = 0; c < 6; c++) {
-            int last = c < 3 ? D : D + 1;
-            bool in_obj = c % 2;
-            for (int i = 0; i <= last; i++) {
+        /* nodes[i] is at depth i, down to nodes[last]: an int or an empty
+         * list; the ones above it lists or objects of one value */
+        static const struct { int last; bool in_obj, empty_list; } cases[] = {
+            {D, false, false}, {D, true, false}, {D, false, true},
+            {D + 1, false, false}, {D + 1, true, false}, {D + 1, true, true},
+        };
+        for (int c = 0; c < (int)countof(cases); c++) {
+            int last = cases[c].last;
+            nodes[last] = (json){.type = cases[c].empty_list ? JSON_ARR : JSON_INT};
+            for (int i = last - 1; i >= 0; i--) {   /* bottom up: a member holds a copy */
                 json *n = &nodes[i];
-                if (i == last) {
-                    *n = (json){.type = c == 2 || c == 5 ? JSON_ARR : JSON_INT};
-                    continue;
-                }
-                if (in_obj) {
-                    *n = (json){.type = JSON_OBJ};
+                if (cases[c].in_obj) {
                     mem[i] = (json_member){S("k"), nodes[i + 1]};
+                    *n = (json){.type = JSON_OBJ};
                     n->u.obj.members = &mem[i];
                     n->u.obj.n = 1;
                 } else {
@@ -298,11 +299,6 @@ static void test_limits(void)
                     n->u.arr.items = &nodes[i + 1];
                     n->u.arr.n = 1;
                 }
-            }
-            /* members hold copies: fill them from the bottom up again */
-            for (int i = last - 1; i >= 0; i--) {
-                if (in_obj)
-                    mem[i].val = nodes[i + 1];
             }
             tmpl_var v[1] = {{S("x"), &nodes[0], 0}};
             out.len = 0;
