@@ -415,6 +415,38 @@ static ALWAYS_INLINE tv from_json_at(tmpl_rt *rt, const json *j, int depth)
     return tv_none();
 }
 
+/* Prefetching while a list of objects (a chat history) is converted: the
+ * conversion waits on memory far more than it computes, so it asks for
+ * the memory of the items ahead of the one it converts. At most
+ * PREFETCH_MEMBERS members of an item. */
+enum { PREFETCH_AHEAD = 4, PREFETCH_MEMBERS = 8 };
+
+static ALWAYS_INLINE void prefetch_members(const json *it)
+{
+    if (it->type != JSON_OBJ)
+        return;
+    const json_member *m = it->u.obj.members;
+    iz n = it->u.obj.n < PREFETCH_MEMBERS ? it->u.obj.n : PREFETCH_MEMBERS;
+    for (iz q = 0; q < n; q++)   /* a member is 64 bytes, not always aligned */
+        PREFETCH((const char *)(m + q) + sizeof *m - 1);
+    PREFETCH(m);
+}
+
+static ALWAYS_INLINE void prefetch_member_data(const json *it)
+{
+    if (it->type != JSON_OBJ)
+        return;
+    const json_member *m = it->u.obj.members;
+    iz n = it->u.obj.n < PREFETCH_MEMBERS ? it->u.obj.n : PREFETCH_MEMBERS;
+    for (iz q = 0; q < n; q++) {
+        PREFETCH(m[q].key.s);
+        if (m[q].val.type == JSON_STR)
+            PREFETCH(m[q].val.u.s.s);
+        else if (m[q].val.type == JSON_ARR)
+            PREFETCH(m[q].val.u.arr.items);
+    }
+}
+
 /* Fails when a container at `depth` has members past the deepest level
  * (any value below PYFMT_MAX_DEPTH). */
 static void check_depth(tmpl_rt *rt, int depth, iz n)
@@ -432,10 +464,13 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
         tv v = tv_list_new(rt, n);
         const json *items = j->u.arr.items;
         for (iz i = 0; i < n; i++) {
-            /* the next item's members, from memory the render has not
-             * touched yet (a long history's tree is far out of cache) */
-            if (i + 1 < n && items[i + 1].type == JSON_OBJ)
-                PREFETCH(items[i + 1].u.obj.members);
+            /* a long history's tree and text are far out of cache: the
+             * members of the item PREFETCH_AHEAD on, and the keys and
+             * values of the next one (its members are there by now) */
+            if (i + PREFETCH_AHEAD < n)
+                prefetch_members(&items[i + PREFETCH_AHEAD]);
+            if (i + 1 < n)
+                prefetch_member_data(&items[i + 1]);
             v.u.list->v[i] = from_json_at(rt, &items[i], depth + 1);
         }
         v.u.list->origin = j;
