@@ -54,6 +54,39 @@ static void test_objects(void)
     arena_fini(&a);
 }
 
+/* Equal keys of one document share the bytes of their first occurrence
+ * (what keeps a history's lookups in cache); keys that differ, escaped
+ * keys and keys too long to share keep their own text. */
+static void test_shared_keys(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    const char *doc = "[{\"role\": \"user\", \"content\": \"a\"},"
+                      " {\"role\": \"tool\", \"r\\u006fle\": 1, \"content\": \"b\"},"
+                      " {\"a_key_longer_than_thirty_two_bytes\": 1},"
+                      " {\"a_key_longer_than_thirty_two_bytes\": 2, \"rolf\": 3, \"\": 4, \"\": 5}]";
+    json *v = parse(&a, doc, &e);
+    REQUIRE(v);
+    const json *it = v->u.arr.items;
+    const json_member *m0 = it[0].u.obj.members, *m1 = it[1].u.obj.members;
+    const json_member *m2 = it[2].u.obj.members, *m3 = it[3].u.obj.members;
+    EXPECT_STR(m1[0].key, S("role"));
+    EXPECT(m1[0].key.s == m0[0].key.s);            /* shared */
+    EXPECT_STR(m1[1].key, S("role"));              /* the escaped one */
+    EXPECT(m1[1].key.s == m0[0].key.s);
+    EXPECT_STR(m1[2].key, S("content"));
+    EXPECT(m1[2].key.s == m0[1].key.s);
+    EXPECT_STR(m3[0].key, S("a_key_longer_than_thirty_two_bytes"));
+    EXPECT(m3[0].key.s != m2[0].key.s);            /* too long: its own */
+    EXPECT_STR(m3[1].key, S("rolf"));              /* same length and ends */
+    EXPECT_STR(m3[2].key, S(""));
+    EXPECT_STR(m3[3].key, S(""));
+    EXPECT_EQ(json_get(&it[3], S(""))->u.i, 5);
+    EXPECT_EQ(json_get(&it[1], S("role"))->u.i, 1);   /* the last of the two */
+    arena_fini(&a);
+}
+
 static void test_strings(void)
 {
     arena a;
@@ -274,6 +307,7 @@ int main(void)
 {
     RUN(test_scalars);
     RUN(test_objects);
+    RUN(test_shared_keys);
     RUN(test_strings);
     RUN(test_string_offsets);
     RUN(test_errors);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "../base/hash.h"
 #include "../base/utf8.h"
 
 typedef struct {
@@ -25,6 +26,7 @@ typedef struct {
     iz          nvals, capvals;
     json_member *mems, *mems0;
     iz          nmems, capmems;
+    str          keys[64];   /* intern_key's table (KEY_SLOTS) */
 } parser;
 
 enum { STACK0 = 16 };   /* entries of the stacks in json_parse's frame */
@@ -317,6 +319,28 @@ static void parse_array(parser *p, json *v)
     p->nvals = base;
 }
 
+/* Object keys repeat (every message of a history has "role" and
+ * "content"): a key met before in the document takes the bytes of its
+ * first occurrence, as Python's json module shares one key object, so a
+ * reader looking keys up across many objects compares against a few bytes
+ * that stay in cache instead of bytes spread over the whole document (the
+ * template engine's attribute lookups). A small direct-mapped table; keys
+ * over KEY_MAX bytes stay where they are. */
+enum { KEY_SLOTS = 64, KEY_MAX = 32 };
+
+static str intern_key(parser *p, str k)
+{
+    if (k.len == 0 || k.len > KEY_MAX)
+        return k;
+    u64 h = (u64)k.len * 0x9e3779b97f4a7c15ull ^ (u64)k.s[0] * 31 ^ (u64)k.s[k.len - 1] * 131 ^
+            (u64)k.s[k.len / 2] * 8191;
+    str *slot = &p->keys[hash_mix(h) & (KEY_SLOTS - 1)];
+    if (str_eq(*slot, k))
+        return *slot;
+    *slot = k;
+    return k;
+}
+
 static void parse_object(parser *p, json *v)
 {
     v->type = JSON_OBJ;
@@ -332,7 +356,7 @@ static void parse_object(parser *p, json *v)
         if (p->i >= p->n || p->s[p->i] != '"')
             fail(p, p->i, ERR_SYNTAX, "expected a string key in object");
         json_member m;
-        m.key = parse_string(p);
+        m.key = intern_key(p, parse_string(p));
         skip_ws(p);
         if (p->i >= p->n || p->s[p->i] != ':')
             fail(p, p->i, ERR_SYNTAX, "expected ':' after object key");

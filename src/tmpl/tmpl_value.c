@@ -362,29 +362,6 @@ bool tv_dict_get(const tv_dict *d, tv key, tv *out)
     return true;
 }
 
-/* Object keys repeat (every message has "role" and "content"): all the
- * occurrences of a key take the bytes of its first one (in the context's
- * JSON, which outlives the render), so the lookups of a render compare
- * against a few bytes that stay in cache instead of bytes spread over the
- * whole context. A small direct-mapped table; long keys stay. A small
- * context (its first KEY_FEW members) is not worth it and keeps its keys. */
-enum { KEY_SLOTS = 64, KEY_MAX = 32, KEY_FEW = 32 };
-
-static str intern_key(tmpl_rt *rt, str k)
-{
-    if (k.len == 0 || k.len > KEY_MAX || ++rt->nkeys <= KEY_FEW)
-        return k;
-    if (!rt->keys)
-        rt->keys = NEW(rt->a, str, KEY_SLOTS);
-    u64 h = (u64)k.len * 0x9e3779b97f4a7c15ull ^ (u64)k.s[0] * 31 ^ (u64)k.s[k.len - 1] * 131 ^
-            (u64)k.s[k.len / 2] * 8191;
-    str *slot = &rt->keys[hash_mix(h) & (KEY_SLOTS - 1)];
-    if (str_eq(*slot, k))
-        return *slot;
-    *slot = k;
-    return k;
-}
-
 static NOINLINE tv json_bigint(tmpl_rt *rt, const json *j)
 {
     buf b = {0};
@@ -496,7 +473,7 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
         tv_dict *d = v.u.dict;
         for (iz i = 0; i < n; i++) {
             const json_member *m = &j->u.obj.members[i];
-            tv key = tv_str_checked(rt, intern_key(rt, m->key)), val = from_json_at(rt, &m->val, depth + 1);
+            tv key = tv_str_checked(rt, m->key), val = from_json_at(rt, &m->val, depth + 1);
             if (!d->index && d->n < DICT_LINEAR) {   /* dict_find and dict_append's small case */
                 iz k = 0;
                 while (k < d->n && !str_eq(tv_s(d->e[k].key), m->key))

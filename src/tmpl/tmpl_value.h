@@ -249,8 +249,6 @@ typedef struct tmpl_rt {
     int      code;         /* ERR_TEMPLATE for Python/Jinja exceptions, else ERR_* */
     char     msg[ERR_MSG_MAX];
     buf      tmp;          /* scratch for str()/repr() building */
-    str     *keys;         /* tv_from_json's interned object keys (64 slots, lazily) */
-    i32      nkeys;        /* object members tv_from_json has seen */
 } tmpl_rt;
 
 /* Raises a Python/Jinja exception of class `exc` (a string literal) with a
