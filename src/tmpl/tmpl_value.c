@@ -394,9 +394,12 @@ static ALWAYS_INLINE tv from_json_at(tmpl_rt *rt, const json *j, int depth)
 
 /* Prefetching while a list of objects (a chat history) is converted: the
  * conversion waits on memory far more than it computes, so it asks for
- * the memory of the items ahead of the one it converts. At most
- * PREFETCH_MEMBERS members of an item. */
-enum { PREFETCH_AHEAD = 4, PREFETCH_MEMBERS = 8 };
+ * the memory of the items ahead of the one it converts: their members, and
+ * their keys and string values (at most PREFETCH_MEMBERS members and the
+ * first PREFETCH_STR bytes of a string). The render that follows finds a
+ * history of up to several hundred KB in cache, the message texts it
+ * copies to the output among it. */
+enum { PREFETCH_AHEAD = 4, PREFETCH_MEMBERS = 8, PREFETCH_STR = 4096 };
 
 static ALWAYS_INLINE void prefetch_members(const json *it)
 {
@@ -417,8 +420,11 @@ static ALWAYS_INLINE void prefetch_member_data(const json *it)
     iz n = it->u.obj.n < PREFETCH_MEMBERS ? it->u.obj.n : PREFETCH_MEMBERS;
     for (iz q = 0; q < n; q++) {
         PREFETCH(m[q].key.s);
-        if (m[q].val.type == JSON_STR)
-            PREFETCH(m[q].val.u.s.s);
+        if (m[q].val.type == JSON_STR) {   /* the render copies it out later */
+            iz len = m[q].val.u.s.len < PREFETCH_STR ? m[q].val.u.s.len : PREFETCH_STR;
+            for (iz o = 0; o < len; o += 64)
+                PREFETCH(m[q].val.u.s.s + o);
+        }
         else if (m[q].val.type == JSON_ARR)
             PREFETCH(m[q].val.u.arr.items);
     }
