@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 i=0
 while [ "$i" -lt "$rounds" ]; do
     for side in a b; do
-        eval "exe=\$$side"
+        if [ "$side" = a ]; then exe=$a; else exe=$b; fi
         $pin "$exe" "$tok" "$contexts" 5 >"$tmp/out" || exit 1
         awk '$1 == "render_s" { print $2 }' "$tmp/out" >>"$tmp/$side"
         awk '$1 == "sha256" { print $2 }' "$tmp/out" >"$tmp/sha.$side"
