@@ -1153,7 +1153,18 @@ static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
  * once and only while the links hold. */
 static bool compare(ev *e, scope *s, const tmpl_node *n)
 {
-    tv a = eval(e, s, n->u.cmp.first);
+    const tmpl_node *first = n->u.cmp.first;
+    if (n->u.cmp.n == 1 && first->kind == TMPL_GETATTR && n->u.cmp.rhs[0]->kind == TMPL_STR &&
+        (n->u.cmp.ops[0] == TMPL_OP_EQ || n->u.cmp.ops[0] == TMPL_OP_NE)) {
+        /* message.role == "user": the attribute without a dispatch, the
+         * literal as it is */
+        tv a = getattr_of(e, first, eval(e, s, first->u.getattr.obj));
+        e->rt.line = n->line;
+        str lit = n->u.cmp.rhs[0]->u.text;
+        bool eq = a.kind == TV_STR ? str_eq(tv_s(a), lit) : tv_eq(a, tv_str(lit));
+        return eq == (n->u.cmp.ops[0] == TMPL_OP_EQ);
+    }
+    tv a = eval(e, s, first);
     for (i32 i = 0; i < n->u.cmp.n; i++) {
         tv b = eval(e, s, n->u.cmp.rhs[i]);
         e->rt.line = n->line;

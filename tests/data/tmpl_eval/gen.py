@@ -132,6 +132,14 @@ CASES = [
     ("cond_str_compare", "{% for r in ['user', 'assistant', 'tool', 1, none] %}"
      "{{ r == 'user' }}{{ r != 'tool' }}{{ 'a' < r < 'u' if r is string }}{% if r == 'assistant' or r == 1 %}!{% endif %};"
      "{% endfor %}{{ 'ab' == 'ab' == 'ab' }}{{ 'a' == 'a' != 'a' }}", {}),
+    ("cond_attr_str_compare", "{% set ns = namespace(a='q') %}{% for m in ms %}"
+     "{{ m.role == 'user' }}{{ m.role != 'user' }}{% if m.role == 'tool' %}T{% endif %}{{ m.x == 'a' }}"
+     "{{ m.role == '' }}{{ m.items == 'x' }}{{ loop.first == 'True' }};{% endfor %}"
+     "{{ ns.a == 'q' }}{{ ns.a != 'q' }}{{ ns.b == 'q' }}{{ (ns.a|safe) == 'q' }}{{ none.role == 'a' }}"
+     "{{ 'abc'.upper == 'ABC' }}{{ s.u == 'é' }}",
+     {"ms": [{"role": "user"}, {"role": "tool", "x": "a"}, {"role": 1}, {"role": None}, {},
+             {"role": "usér"}, {"role": ["user"]}, {"role": "user", "role2": "x"}], "s": {"u": "é"}}),
+    ("cond_attr_str_compare_undefined", "{{ nobody.role == 'a' }}", {}),
     ("cond_test_args", "{{ 3 is divisibleby(3) }}{{ 'x' is defined(1) }}", {}),
     ("getattr_getitem", "{{ d.a }}|{{ d['a'] }}|{{ d.b.c }}|{{ l[0] }}|{{ l[-1] }}|{{ l.0 }}|{{ s[1] }}|{{ s[-1] }}", {"d": {"a": 1, "b": {"c": 2}}, "l": [5, 6], "s": "héllo"}),
     ("getitem_missing", "[{{ d.x }}][{{ l[5] }}][{{ d['y'] }}][{{ none.x }}]", {"d": {"a": 1}, "l": [1]}),
