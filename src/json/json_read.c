@@ -26,7 +26,9 @@ typedef struct {
     iz          nvals, capvals;
     json_member *mems, *mems0;
     iz          nmems, capmems;
-    str          keys[64];   /* intern_key's table (KEY_SLOTS) */
+    str         *keys;       /* intern_key's table (KEY_SLOTS), once in use */
+    str         *keys0;      /* its room in json_parse's frame, not zeroed */
+    i32          nkeys;      /* keys read so far, up to KEY_FEW */
 } parser;
 
 enum { STACK0 = 16 };   /* entries of the stacks in json_parse's frame */
@@ -325,11 +327,18 @@ static void parse_array(parser *p, json *v)
  * reader looking keys up across many objects compares against a few bytes
  * that stay in cache instead of bytes spread over the whole document (the
  * template engine's attribute lookups). A small direct-mapped table; keys
- * over KEY_MAX bytes stay where they are. */
-enum { KEY_SLOTS = 64, KEY_MAX = 32 };
+ * over KEY_MAX bytes stay where they are. A document's first KEY_FEW keys
+ * stay too: a small document (an event) is not worth clearing the table. */
+enum { KEY_SLOTS = 64, KEY_MAX = 32, KEY_FEW = 16 };
 
 static str intern_key(parser *p, str k)
 {
+    if (!p->keys) {
+        if (++p->nkeys <= KEY_FEW)
+            return k;
+        p->keys = p->keys0;
+        memset(p->keys, 0, KEY_SLOTS * sizeof *p->keys);
+    }
     if (k.len == 0 || k.len > KEY_MAX)
         return k;
     u64 h = (u64)k.len * 0x9e3779b97f4a7c15ull ^ (u64)k.s[0] * 31 ^ (u64)k.s[k.len - 1] * 131 ^
@@ -434,6 +443,8 @@ json *json_parse(arena *a, str src, const json_opts *opt, err *e)
     parser p = {0};
     json vals0[STACK0];
     json_member mems0[STACK0];
+    str keys0[KEY_SLOTS];
+    p.keys0 = keys0;
     p.vals = p.vals0 = vals0;
     p.mems = p.mems0 = mems0;
     p.capvals = p.capmems = STACK0;
