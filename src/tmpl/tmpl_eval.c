@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "tmpl_pystr.h"
 #include "tmpl_value.h"
 
 /* ---- scopes ------------------------------------------------------------ */
@@ -1266,6 +1267,26 @@ EVAL_FN(ev_getitem)
 }
 
 /* f(args) */
+/* s.strip(), s.lstrip('\n') and the like on a plain str (not Markup,
+ * whose methods escape their arguments): no arguments or one string
+ * literal, computed here without the method call's machinery. */
+static bool strip_literal(const tmpl_node *n)
+{
+    u8 m = n->u.call.callee->u.getattr.meths.str;
+    const tmpl_args *a = &n->u.call.args;
+    return (m == TVM_STR_STRIP || m == TVM_STR_LSTRIP || m == TVM_STR_RSTRIP) && a->nkw == 0 &&
+           !a->star && !a->dstar && (a->pos.n == 0 || (a->pos.n == 1 && a->pos.v[0]->kind == TMPL_STR));
+}
+
+static tv strip_now(tv obj, const tmpl_node *n)
+{
+    u8 m = n->u.call.callee->u.getattr.meths.str;
+    int sides = m == TVM_STR_STRIP ? PYSTR_BOTH : m == TVM_STR_LSTRIP ? PYSTR_LEFT : PYSTR_RIGHT;
+    const tmpl_args *a = &n->u.call.args;
+    str chars = a->pos.n ? a->pos.v[0]->u.text : (str){0};
+    return tv_str(pystr_strip(tv_s(obj), a->pos.n ? &chars : NULL, sides));
+}
+
 EVAL_FN(ev_call)
 {
     /* s.strip('\n') and the like: the method called without a bound
@@ -1276,10 +1297,13 @@ EVAL_FN(ev_call)
     tv_method direct = {.meth = TVM_NONE};
     if (cn->kind == TMPL_GETATTR && cn->u.getattr.meths.str) {
         tv obj = eval(e, s, cn->u.getattr.obj);
-        if (obj.kind == TV_STR)
+        if (obj.kind == TV_STR) {
+            if (!(obj.flags & TVF_SAFE) && strip_literal(n))
+                return strip_now(obj, n);
             direct = (tv_method){obj, cn->u.getattr.meths.str};
-        else
+        } else {
             callee = getattr_of(e, cn, obj);
+        }
     } else {
         callee = eval(e, s, cn);
     }

@@ -140,6 +140,11 @@ CASES = [
      {"ms": [{"role": "user"}, {"role": "tool", "x": "a"}, {"role": 1}, {"role": None}, {},
              {"role": "usér"}, {"role": ["user"]}, {"role": "user", "role2": "x"}], "s": {"u": "é"}}),
     ("cond_attr_str_compare_undefined", "{{ nobody.role == 'a' }}", {}),
+    ("strip_literal", "{% for s in ss %}[{{ s.strip() }}|{{ s.lstrip('\\n') }}|{{ s.rstrip('\\n ') }}|{{ s.strip('é\\n') }}"
+     "|{{ s.strip('') }}|{{ s.lstrip() }}|{{ s.rstrip() }}|{{ (s|safe).strip('<\\n') }}|{{ s.strip(none) }}]{% endfor %}"
+     "{{ ('<a>'|safe).strip('<') }}|{{ '<a>'.strip('<') }}|{{ 'xx'.strip('x') }}|{{ '\\u3000 a \\x85'.strip() }}",
+     {"ss": ["\n\n a\n b \n", "", "\n", "é\nxé", " \t\n", "<\n<p>\n"]}),
+    ("strip_literal_kw", "{{ 'a'.strip(chars='a') }}", {}),
     ("cond_test_args", "{{ 3 is divisibleby(3) }}{{ 'x' is defined(1) }}", {}),
     ("getattr_getitem", "{{ d.a }}|{{ d['a'] }}|{{ d.b.c }}|{{ l[0] }}|{{ l[-1] }}|{{ l.0 }}|{{ s[1] }}|{{ s[-1] }}", {"d": {"a": 1, "b": {"c": 2}}, "l": [5, 6], "s": "héllo"}),
     ("getitem_missing", "[{{ d.x }}][{{ l[5] }}][{{ d['y'] }}][{{ none.x }}]", {"d": {"a": 1}, "l": [1]}),
