@@ -216,7 +216,16 @@ static inline tv eval(ev *e, scope *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
     case TMPL_STR:  return tv_str(n->u.text);
-    case TMPL_NAME: return load_name(e, s, &n->u.name);
+    case TMPL_NAME: {
+        /* the innermost scope's own names (a loop's target, `loop`)
+         * without a call */
+        i32 sym = n->u.name.sym;
+        if (s->mask >> (sym & 63) & 1)
+            for (i32 i = s->n - 1; i >= 0; i--)
+                if (s->syms[i] == sym)
+                    return s->vals[i];
+        return load_name(e, s, &n->u.name);
+    }
     default:        return eval_node(e, s, n);
     }
 }
