@@ -1040,13 +1040,21 @@ static bool slice_bound_ok(tv v)
 static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
 {
     tv v = n->u.filter.arg ? eval(e, s, n->u.filter.arg) : e->body_arg;
-    argv a = {0};
-    eval_args(e, s, &n->u.filter.args, &a);
+    const tmpl_args *in = &n->u.filter.args;
+    bool bare = !in->pos.n && !in->nkw && !in->star && !in->dstar;
+    tv_args args = {0};
+    argv a;
+    if (!bare) {
+        a = (argv){0};
+        eval_args(e, s, in, &a);
+        args = args_view(&a);
+    }
     e->rt.line = n->line;
     if (n->u.filter.id == TMPL_FILTER_UNKNOWN)
         tmpl_raise(&e->rt, "TemplateRuntimeError", "No filter named '%.*s' found.",
                    (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
-    tv_args args = args_view(&a);
+    if (bare && n->u.filter.id == TMPL_FILTER_LENGTH)   /* messages|length */
+        return tv_int(tv_len(&e->rt, v));
     return tmpl_filter_apply(&e->rt, n->u.filter.id, v, &args);
 }
 

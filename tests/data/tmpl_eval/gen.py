@@ -145,6 +145,13 @@ CASES = [
      "{{ ('<a>'|safe).strip('<') }}|{{ '<a>'.strip('<') }}|{{ 'xx'.strip('x') }}|{{ '\\u3000 a \\x85'.strip() }}",
      {"ss": ["\n\n a\n b \n", "", "\n", "é\nxé", " \t\n", "<\n<p>\n"]}),
     ("strip_literal_kw", "{{ 'a'.strip(chars='a') }}", {}),
+    ("filter_length_bare", "{{ 'héllo'|length }}{{ [1, 2]|length }}{{ {'a': 1}|length }}{{ nothing|length }}"
+     "{{ ''|count }}{{ (1, 2, 3)|length }}{% for x in 'ab' %}{{ loop|length }}{% endfor %}{{ d|length }}"
+     "{{ ms|length - 1 }}{{ ([1] | map('string'))|list|length }}",
+     {"d": {"x": [1, 2, 3], "y": None}, "ms": [{}, {}, {}]}),
+    ("filter_length_none", "{{ none|length }}", {}),
+    ("filter_length_int", "{{ 5|count }}", {}),
+    ("filter_length_generator", "{{ ([1] | map('string'))|length }}", {}),
     ("cond_test_args", "{{ 3 is divisibleby(3) }}{{ 'x' is defined(1) }}", {}),
     ("getattr_getitem", "{{ d.a }}|{{ d['a'] }}|{{ d.b.c }}|{{ l[0] }}|{{ l[-1] }}|{{ l.0 }}|{{ s[1] }}|{{ s[-1] }}", {"d": {"a": 1, "b": {"c": 2}}, "l": [5, 6], "s": "héllo"}),
     ("getitem_missing", "[{{ d.x }}][{{ l[5] }}][{{ d['y'] }}][{{ none.x }}]", {"d": {"a": 1}, "l": [1]}),
