@@ -1055,6 +1055,11 @@ static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
                    (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
     if (bare && n->u.filter.id == TMPL_FILTER_LENGTH)   /* messages|length */
         return tv_int(tv_len(&e->rt, v));
+    if (bare && n->u.filter.id == TMPL_FILTER_TRIM && v.kind == TV_STR) {   /* content|trim */
+        tv r = tv_str(pystr_strip(tv_s(v), NULL, PYSTR_BOTH));
+        r.flags = v.flags & TVF_SAFE;
+        return r;
+    }
     return tmpl_filter_apply(&e->rt, n->u.filter.id, v, &args);
 }
 
@@ -1139,6 +1144,47 @@ static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
 }
 
 static bool is_chain_done(tv v) { return v.kind == TV_UNDEF && !v.u.undef; }
+
+/* The n plain strings of parts (total bytes in all) as one new string. */
+static tv join_parts(ev *e, const tv *parts, int n, iz total)
+{
+    if (total == 0)
+        return tv_str(S(""));
+    u8 *p = NEW_NZ(e->rt.a, u8, total);
+    iz o = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(p + o, parts[i].u.s, parts[i].len);
+        o += parts[i].len;
+    }
+    return tv_str(str_from(p, total));
+}
+
+/* A chain a + b + ... as a value: its plain-string operands are kept as
+ * they come and copied once, into a string of the size they add up to
+ * (add_chain's rules otherwise, in the same order). */
+static tv add_chain_value(ev *e, scope *s, const tmpl_node *n)
+{
+    const tmpl_node *ops[ADD_CHAIN_MAX];
+    tv parts[ADD_CHAIN_MAX];
+    int k = chain_ops(n, ops);
+    iz total = 0;
+    for (int i = k; i < ADD_CHAIN_MAX; i++) {
+        tv r = eval(e, s, ops[i]);
+        if (r.kind != TV_STR || (r.flags & TVF_SAFE)) {
+            if (i == k)
+                return chain_rest(e, s, n, ops, k + 1, r);
+            /* the general rules from here on, on the text so far */
+            tv acc = join_parts(e, parts + k, i - k, total);
+            e->rt.line = n->line;
+            return chain_rest(e, s, n, ops, i + 1, binop(e, TMPL_OP_ADD, acc, r));
+        }
+        parts[i] = r;
+        total += r.len;
+        if (total > TMPL_MAX_OUTPUT)
+            tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+    }
+    return join_parts(e, parts + k, ADD_CHAIN_MAX - k, total);
+}
 
 /* obj.name of a GETATTR node n, obj evaluated: the common cases inline (a
  * dict's key: a name no attribute of dict has; a namespace attribute;
@@ -1374,13 +1420,7 @@ EVAL_FN(ev_binop)
 {
     if (n->op == TMPL_OP_ADD && n->u.bin.l->kind == TMPL_BINOP && n->u.bin.l->op == TMPL_OP_ADD) {
         /* three or more operands: one copy instead of one per + */
-        buf *b = &e->rt.tmp;
-        iz mark = b->len;
-        tv r = add_chain(e, s, n, b);
-        if (is_chain_done(r))
-            r = tail_copy(e, b, mark);
-        b->len = mark;
-        return r;
+        return add_chain_value(e, s, n);
     }
     tv a = eval(e, s, n->u.bin.l);
     tv b = eval(e, s, n->u.bin.r);

@@ -152,6 +152,17 @@ CASES = [
     ("filter_length_none", "{{ none|length }}", {}),
     ("filter_length_int", "{{ 5|count }}", {}),
     ("filter_length_generator", "{{ ([1] | map('string'))|length }}", {}),
+    ("add_chain_value", "{% set a = 'x' + s + '' + s + 'é' %}{{ a }}|{% set b = s + s + s %}{{ b|length }}|"
+     "{{ (1 + 2 + 3) }}|{{ [1] + [2] + [3] }}|{% set c = '' + '' + '' %}[{{ c }}]|"
+     "{% set d = 'a' + ('b' + s + 'c') + 'd' %}{{ d }}|{% set m = 'a' + ('<b>'|safe) + '<c>' %}{{ m }}|"
+     "{% set t = (s|safe) + '<' + s %}{{ t }}|{% for x in ['p', 'q'] %}{% set u = x + '-' + loop.index|string %}{{ u }}{% endfor %}",
+     {"s": "<s>"}),
+    ("add_chain_value_type", "{% set a = 'a' + s + i + 'c' %}{{ a }}", {"s": "b", "i": 1}),
+    ("add_chain_value_undefined", "{% set a = 'a' + s + nothing + 'c' %}{{ a }}", {"s": "b"}),
+    ("add_chain_value_list", "{% set a = 'a' + s + l %}{{ a }}", {"s": "b", "l": [1]}),
+    ("add_chain_value_first", "{% set a = i + s + 'c' %}{{ a }}", {"s": "b", "i": 1}),
+    ("trim_bare", "[{{ s|trim }}][{{ (s|safe)|trim }}][{{ 5|trim }}][{{ nothing|trim }}][{{ none|trim }}][{{ e|trim }}]"
+     "[{{ '\\u3000x\\x85'|trim }}][{{ s|trim('<') }}]", {"s": " \n<a> \t", "e": ""}),
     ("cond_test_args", "{{ 3 is divisibleby(3) }}{{ 'x' is defined(1) }}", {}),
     ("getattr_getitem", "{{ d.a }}|{{ d['a'] }}|{{ d.b.c }}|{{ l[0] }}|{{ l[-1] }}|{{ l.0 }}|{{ s[1] }}|{{ s[-1] }}", {"d": {"a": 1, "b": {"c": 2}}, "l": [5, 6], "s": "héllo"}),
     ("getitem_missing", "[{{ d.x }}][{{ l[5] }}][{{ d['y'] }}][{{ none.x }}]", {"d": {"a": 1}, "l": [1]}),
