@@ -1326,6 +1326,9 @@ EVAL_FN(ev_getitem)
     }
     tv key = eval(e, s, ix);
     e->rt.line = n->line;
+    tv out;   /* message['role']: a dict's str key found inline, the rest by tv_getitem */
+    if (obj.kind == TV_DICT && key.kind == TV_STR && tv_dict_get_str(obj.u.dict, tv_s(key), &out))
+        return out;
     return tv_getitem(&e->rt, obj, key);
 }
 

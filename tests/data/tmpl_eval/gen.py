@@ -163,6 +163,11 @@ CASES = [
     ("add_chain_value_first", "{% set a = i + s + 'c' %}{{ a }}", {"s": "b", "i": 1}),
     ("trim_bare", "[{{ s|trim }}][{{ (s|safe)|trim }}][{{ 5|trim }}][{{ nothing|trim }}][{{ none|trim }}][{{ e|trim }}]"
      "[{{ '\\u3000x\\x85'|trim }}][{{ s|trim('<') }}]", {"s": " \n<a> \t", "e": ""}),
+    ("getitem_str_key", "{% for m in ms %}{{ m['role'] }}:{{ m['content'] }}:[{{ m['nope'] }}]:{{ m['keys'] is callable }};{% endfor %}"
+     "{{ big['k40'] }}|{{ big['k0'] }}|[{{ big['x'] }}]|{{ ('ab'|safe)['x'] is undefined }}|{{ l['x'] is undefined }}",
+     {"ms": [{"role": "user", "content": "hi"}, {"role": "tool", "content": None, "keys": "own"}],
+      "big": {f"k{i}": i for i in range(50)}, "l": [1]}),
+    ("getitem_str_key_method", "{{ m['keys']() | list }}", {"m": {"role": "user"}}),
     ("cond_test_args", "{{ 3 is divisibleby(3) }}{{ 'x' is defined(1) }}", {}),
     ("getattr_getitem", "{{ d.a }}|{{ d['a'] }}|{{ d.b.c }}|{{ l[0] }}|{{ l[-1] }}|{{ l.0 }}|{{ s[1] }}|{{ s[-1] }}", {"d": {"a": 1, "b": {"c": 2}}, "l": [5, 6], "s": "héllo"}),
     ("getitem_missing", "[{{ d.x }}][{{ l[5] }}][{{ d['y'] }}][{{ none.x }}]", {"d": {"a": 1}, "l": [1]}),
