@@ -1037,43 +1037,36 @@ static bool slice_bound_ok(tv v)
     return v.kind == TV_NONE || v.kind == TV_INT || v.kind == TV_BOOL;
 }
 
+/* The arguments of a FILTER or TEST node, evaluated into a (in the
+ * caller's frame); most filters and tests have none, and then nothing is
+ * collected. */
+static ALWAYS_INLINE tv_args filter_args(ev *e, scope *s, const tmpl_node *n, argv *a)
+{
+    const tmpl_args *in = &n->u.filter.args;
+    if (!in->pos.n && !in->nkw && !in->star && !in->dstar)
+        return (tv_args){0};
+    *a = (argv){0};
+    eval_args(e, s, in, a);
+    return args_view(a);
+}
+
 static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
 {
     tv v = n->u.filter.arg ? eval(e, s, n->u.filter.arg) : e->body_arg;
-    const tmpl_args *in = &n->u.filter.args;
-    bool bare = !in->pos.n && !in->nkw && !in->star && !in->dstar;
-    tv_args args = {0};
     argv a;
-    if (!bare) {
-        a = (argv){0};
-        eval_args(e, s, in, &a);
-        args = args_view(&a);
-    }
+    tv_args args = filter_args(e, s, n, &a);
     e->rt.line = n->line;
     if (n->u.filter.id == TMPL_FILTER_UNKNOWN)
         tmpl_raise(&e->rt, "TemplateRuntimeError", "No filter named '%.*s' found.",
                    (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
-    if (bare && n->u.filter.id == TMPL_FILTER_LENGTH)   /* messages|length */
-        return tv_int(tv_len(&e->rt, v));
-    if (bare && n->u.filter.id == TMPL_FILTER_TRIM && v.kind == TV_STR) {   /* content|trim */
-        tv r = tv_str(pystr_strip(tv_s(v), NULL, PYSTR_BOTH));
-        r.flags = v.flags & TVF_SAFE;
-        return r;
-    }
     return tmpl_filter_apply(&e->rt, n->u.filter.id, v, &args);
 }
 
 static bool eval_test(ev *e, scope *s, const tmpl_node *n)
 {
     tv v = eval(e, s, n->u.filter.arg);
-    const tmpl_args *in = &n->u.filter.args;
-    tv_args args = {0};
     argv a;
-    if (in->pos.n || in->nkw || in->star || in->dstar) {   /* most tests take none */
-        a = (argv){0};
-        eval_args(e, s, in, &a);
-        args = args_view(&a);
-    }
+    tv_args args = filter_args(e, s, n, &a);
     e->rt.line = n->line;
     if (n->u.filter.id == TMPL_TEST_UNKNOWN)
         tmpl_raise(&e->rt, "TemplateRuntimeError", "No test named '%.*s' found.",

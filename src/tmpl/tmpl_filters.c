@@ -2972,6 +2972,8 @@ static tv f_tojson(tmpl_rt *rt, tv v, const tv_args *a)
 
 static tv f_trim(tmpl_rt *rt, tv v, const tv_args *a)
 {
+    if (!a->npos && !a->nkw && v.kind == TV_STR)   /* content|trim: nothing to bind */
+        return mkstr(rt, pystr_strip(tv_s(v), NULL, PYSTR_BOTH), is_safe(v));
     bound b;
     bind(rt, &SG_TRIM, v, a, &b);
     tv s = soft_str(rt, v);
