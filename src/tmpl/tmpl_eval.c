@@ -1154,7 +1154,9 @@ static tv join_parts(ev *e, const tv *parts, int n, iz total)
 
 /* A chain a + b + ... as a value: its plain-string operands are kept as
  * they come and copied once, into a string of the size they add up to
- * (add_chain's rules otherwise, in the same order). */
+ * (add_chain's rules otherwise, in the same order). add_chain writes as it
+ * goes instead: one function for both, collecting the parts for the output
+ * too, measured 2.7% slower on qwen3's template. */
 static tv add_chain_value(ev *e, scope *s, const tmpl_node *n)
 {
     const tmpl_node *ops[ADD_CHAIN_MAX];
@@ -1325,27 +1327,23 @@ EVAL_FN(ev_getitem)
     return tv_getitem(&e->rt, obj, key);
 }
 
-/* f(args) */
-/* s.strip(), s.lstrip('\n') and the like on a plain str (not Markup,
- * whose methods escape their arguments): no arguments or one string
- * literal, computed here without the method call's machinery. */
-static bool strip_literal(const tmpl_node *n)
+/* s.strip(), s.lstrip('\n') and rstrip on a plain str (not Markup, whose
+ * methods escape their arguments), with no argument or one string literal:
+ * true and *out set, computed here without the method call's machinery. */
+static bool strip_literal(tv obj, const tmpl_node *n, tv *out)
 {
     u8 m = n->u.call.callee->u.getattr.meths.str;
     const tmpl_args *a = &n->u.call.args;
-    return (m == TVM_STR_STRIP || m == TVM_STR_LSTRIP || m == TVM_STR_RSTRIP) && a->nkw == 0 &&
-           !a->star && !a->dstar && (a->pos.n == 0 || (a->pos.n == 1 && a->pos.v[0]->kind == TMPL_STR));
-}
-
-static tv strip_now(tv obj, const tmpl_node *n)
-{
-    u8 m = n->u.call.callee->u.getattr.meths.str;
+    if ((m != TVM_STR_STRIP && m != TVM_STR_LSTRIP && m != TVM_STR_RSTRIP) || (obj.flags & TVF_SAFE) ||
+        a->nkw || a->star || a->dstar || a->pos.n > 1 || (a->pos.n == 1 && a->pos.v[0]->kind != TMPL_STR))
+        return false;
     int sides = m == TVM_STR_STRIP ? PYSTR_BOTH : m == TVM_STR_LSTRIP ? PYSTR_LEFT : PYSTR_RIGHT;
-    const tmpl_args *a = &n->u.call.args;
-    str chars = a->pos.n ? a->pos.v[0]->u.text : (str){0};
-    return tv_str(pystr_strip(tv_s(obj), a->pos.n ? &chars : NULL, sides));
+    const str *chars = a->pos.n ? &a->pos.v[0]->u.text : NULL;
+    *out = tv_str(pystr_strip(tv_s(obj), chars, sides));
+    return true;
 }
 
+/* f(args) */
 EVAL_FN(ev_call)
 {
     /* s.strip('\n') and the like: the method called without a bound
@@ -1357,8 +1355,9 @@ EVAL_FN(ev_call)
     if (cn->kind == TMPL_GETATTR && cn->u.getattr.meths.str) {
         tv obj = eval(e, s, cn->u.getattr.obj);
         if (obj.kind == TV_STR) {
-            if (!(obj.flags & TVF_SAFE) && strip_literal(n))
-                return strip_now(obj, n);
+            tv r;
+            if (strip_literal(obj, n, &r))
+                return r;
             direct = (tv_method){obj, cn->u.getattr.meths.str};
         } else {
             callee = getattr_of(e, cn, obj);
