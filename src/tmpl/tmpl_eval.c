@@ -107,6 +107,20 @@ static inline void scope_put_new(scope *s, i32 sym, tv v)
     s->n++;
 }
 
+/* sym among the scope's own assignments (not the root's dense slots: the
+ * root's mask stays 0). */
+static ALWAYS_INLINE bool scope_own(const scope *s, i32 sym, tv *out)
+{
+    if (!(s->mask >> (sym & 63) & 1))
+        return false;
+    for (i32 i = s->n - 1; i >= 0; i--)
+        if (s->syms[i] == sym) {
+            *out = s->vals[i];
+            return true;
+        }
+    return false;
+}
+
 static bool scope_get(const scope *s, i32 sym, tv *out)
 {
     for (; s; s = s->parent) {
@@ -117,13 +131,8 @@ static bool scope_get(const scope *s, i32 sym, tv *out)
             }
             continue;
         }
-        if (!(s->mask >> (sym & 63) & 1))
-            continue;
-        for (i32 i = s->n - 1; i >= 0; i--)
-            if (s->syms[i] == sym) {
-                *out = s->vals[i];
-                return true;
-            }
+        if (scope_own(s, sym, out))
+            return true;
     }
     return false;
 }
@@ -217,14 +226,8 @@ static inline tv eval(ev *e, scope *s, const tmpl_node *n)
     switch ((tmpl_kind)n->kind) {
     case TMPL_STR:  return tv_str(n->u.text);
     case TMPL_NAME: {
-        /* the innermost scope's own names (a loop's target, `loop`)
-         * without a call */
-        i32 sym = n->u.name.sym;
-        if (s->mask >> (sym & 63) & 1)
-            for (i32 i = s->n - 1; i >= 0; i--)
-                if (s->syms[i] == sym)
-                    return s->vals[i];
-        return load_name(e, s, &n->u.name);
+        tv v;   /* the innermost scope's own names (a loop's target, `loop`) without a call */
+        return scope_own(s, n->u.name.sym, &v) ? v : load_name(e, s, &n->u.name);
     }
     default:        return eval_node(e, s, n);
     }
