@@ -5,10 +5,11 @@
  *
  * Lifetime: a parsed tree lives in the arena it was parsed into, and its
  * unescaped strings point into the source buffer, so the source must outlive
- * the tree. Equal object keys of one document often share their bytes (the
- * first occurrence's), so a key's pointer says nothing about where in the
- * source its member is: use `off`. Nothing here is global; trees are read-only after parsing and can
- * be shared between threads and forked processes. */
+ * the tree. Past a document's first 16 keys, equal object keys share the
+ * bytes of their first occurrence, so a key's pointer says nothing about
+ * where in the source its member is: use `off`. Nothing here is global;
+ * trees are read-only after parsing and can be shared between threads and
+ * forked processes. */
 #ifndef TALLY_JSON_H
 #define TALLY_JSON_H
 
