@@ -1,6 +1,13 @@
 /* bench_tmpl.c - chat-template rendering speed on one core: a tokenizer's
  * chat template (through the chat layer, as `tally render` runs it) over
- * JSON-lines prompt contexts, parsed beforehand, median of several runs.
+ * JSON-lines prompt contexts, median of several runs, in two ways; only
+ * rendering is timed in both:
+ *   cold   all contexts parsed first, then rendered one after the other:
+ *          their trees and texts (about twice the input) are out of cache
+ *          when each render starts (render_s);
+ *   fresh  each context parsed just before it is rendered, into an arena
+ *          reused from one to the next, as `tally render` and the counting
+ *          do: the context is in cache (fresh_render_s).
  * Checks its own results: every run must give the same renderings, and
  * their sha256 (with each failure as its exception class) is printed so
  * bench/run.sh can compare it with the reference's (bench/ref_tmpl.py).
@@ -35,6 +42,7 @@ int main(int argc, char **argv)
     }
     iz cap = 1024, n = 0, in_bytes = 0;
     json **ctx = malloc((size_t)cap * sizeof(json *));
+    str *src = malloc((size_t)cap * sizeof(str));   /* each context's line, for the fresh runs */
     for (iz b = 0, i = 0; i <= all.len; i++) {
         if (i < all.len && all.s[i] != '\n')
             continue;
@@ -44,8 +52,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_tmpl: %s: %s\n", argv[2], e.msg);
                 return 1;
             }
-            if (n == cap)
-                ctx = realloc(ctx, (size_t)(cap *= 2) * sizeof(json *));
+            if (n == cap) {
+                cap *= 2;
+                ctx = realloc(ctx, (size_t)cap * sizeof(json *));
+                src = realloc(src, (size_t)cap * sizeof(str));
+            }
+            src[n] = str_cut(all, b, i);
             ctx[n++] = v;
             in_bytes += i - b;
         }
@@ -105,14 +117,46 @@ int main(int argc, char **argv)
         }
     }
     double m = median(t, runs);
+
+    /* The fresh runs: parse (not timed), then render (timed). */
+    arena fresh;
+    arena_init(&fresh, 0);
+    arena_mark fresh0 = arena_reserve(&fresh, 1 << 20);
+    for (int r = 0; r < runs; r++) {
+        iz bytes = 0;
+        t[r] = 0;
+        for (iz k = 0; k < n; k++) {
+            arena_restore(&fresh, fresh0);
+            json *v = json_parse(&fresh, src[k], NULL, &e);
+            if (!v) {
+                fprintf(stderr, "bench_tmpl: %s: %s\n", argv[2], e.msg);
+                return 1;
+            }
+            out.len = 0;
+            t0 = os_now();
+            if (chat_render_prompt(ct, v, &o, &scratch, &out, &te) == ERR_OK)
+                bytes += out.len;
+            t[r] += os_now() - t0;
+        }
+        if (bytes != out_bytes) {
+            fprintf(stderr, "bench_tmpl: fresh run %d rendered %td bytes, the first %td\n", r + 1, bytes,
+                    out_bytes);
+            return 1;
+        }
+    }
+    double mf = median(t, runs);
     printf("inputs %td\nin_bytes %td\nout_bytes %td\nerrors %td\nsha256 ", n, in_bytes, out_bytes, errors);
     for (int i = 0; i < 32; i++)
         printf("%02x", d[i]);
     printf("\nload_s %.4f\nrender_s %.4f\nrenders_per_s %.0f\nout_mbps %.2f\nin_mbps %.2f\n", load_s, m,
            (double)n / m, (double)out_bytes / 1e6 / m, (double)in_bytes / 1e6 / m);
+    printf("fresh_render_s %.4f\nfresh_renders_per_s %.0f\nfresh_out_mbps %.2f\n", mf, (double)n / mf,
+           (double)out_bytes / 1e6 / mf);
     buf_free(&out);
+    arena_fini(&fresh);
     arena_fini(&scratch);
     arena_fini(&perm);
+    free(src);
     free(ctx);
     arena_fini(&a);
     return 0;

@@ -73,8 +73,8 @@ fi
 if [ -z "$only" ] || [ "$only" = tmpl ]; then
 [ "$only" = tmpl ] || echo
 echo "Chat-template rendering, qwen3's template (assets/qwen3) over the agentic prompts, one core:"
-printf '%-15s %6s %8s %7s | %-22s | %-22s | %6s\n' \
-    contexts prompts "MB out" errors "tally renders/s  MB/s" "Jinja2 renders/s  MB/s" "x"
+printf '%-15s %-6s %6s %8s %7s | %-22s | %-22s | %6s\n' \
+    contexts parsed prompts "MB out" errors "tally renders/s  MB/s" "Jinja2 renders/s  MB/s" "x"
 for set in agentic_nonull agentic; do
     in=tests/data/tmpl/contexts/$set.jsonl
     $pin "$bin/bench_tmpl" "$assets/qwen3" "$in" "$runs" >"$tmp/tc.$set" || exit 1
@@ -85,17 +85,23 @@ for set in agentic_nonull agentic; do
              "($(v out_bytes "$c") vs $(v out_bytes "$r") bytes, $(v errors "$c") vs $(v errors "$r") errors)" >&2
         exit 1
     fi
-    printf '%-15s %6s %8.2f %7s | %14s %7s | %15s %6s | %5sx\n' "$set" "$(v inputs "$c")" \
-        "$(awk -v b="$(v out_bytes "$c")" 'BEGIN { print b / 1e6 }')" "$(v errors "$c")" \
-        "$(v renders_per_s "$c")" "$(v out_mbps "$c")" "$(v renders_per_s "$r")" "$(v out_mbps "$r")" \
-        "$(div "$(v render_s "$r")" "$(v render_s "$c")")"
+    for mode in cold fresh; do
+        p=""
+        [ "$mode" = fresh ] && p=fresh_
+        printf '%-15s %-6s %6s %8.2f %7s | %14s %7s | %15s %6s | %5sx\n' "$set" "$mode" "$(v inputs "$c")" \
+            "$(awk -v b="$(v out_bytes "$c")" 'BEGIN { print b / 1e6 }')" "$(v errors "$c")" \
+            "$(v ${p}renders_per_s "$c")" "$(v ${p}out_mbps "$c")" "$(v ${p}renders_per_s "$r")" \
+            "$(v ${p}out_mbps "$r")" "$(div "$(v ${p}render_s "$r")" "$(v ${p}render_s "$c")")"
+    done
 done
 echo
-echo "MB out = rendered text; the prompts are parsed before timing on both sides and only"
-echo "rendering is timed (tally: chat_render_prompt, Jinja2: the oracle's job_prompt with"
-echo "the template compiled); medians of $runs runs (Jinja2: 3); both sides' renderings"
-echo "(and failures, by exception class) must have the same sha256. agentic_nonull: null"
-echo "assistant contents replaced by \"\" (all render); agentic: as given (most fail)."
+echo "MB out = rendered text; only rendering is timed (tally: chat_render_prompt, Jinja2: the"
+echo "oracle's job_prompt with the template compiled). parsed: cold = all prompts parsed first,"
+echo "then rendered (their trees are out of cache); fresh = each prompt parsed just before"
+echo "its render, as \`tally render\` and the counting do. Medians of $runs runs (Jinja2: 3);"
+echo "both sides' renderings (and failures, by exception class) must have the same sha256."
+echo "agentic_nonull: null assistant contents replaced by \"\" (all render); agentic: as given"
+echo "(most fail)."
 fi
 
 if [ -z "$only" ] || [ "$only" = count ]; then

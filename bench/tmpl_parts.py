@@ -5,7 +5,9 @@ the tools preamble, the reverse scan of the history, the main loop's
 branches one by one), each variant is rendered by bench_tmpl over the same
 contexts, the variants taking turns on one pinned core, and the median
 render time of each is printed with what it adds to the one before. Only
-timing: the variants render other texts than the template does.
+timing: the variants render other texts than the template does. The times
+are bench_tmpl's cold ones (render_s), or with BENCH_KEY=fresh_render_s its
+fresh ones (each context parsed just before it is rendered).
   bench/tmpl_parts.py [ROUNDS] [CONTEXTS.jsonl]
 Needs build/release/bench_tmpl and assets/qwen3 (TALLY_ASSETS)."""
 import json
@@ -68,6 +70,7 @@ def main():
     with open(os.path.join(src, "tokenizer_config.json"), encoding="utf-8") as f:
         t = json.load(f)["chat_template"]
     vs = variants(t)
+    key = os.environ.get("BENCH_KEY", "render_s")
     pin = ["taskset", "-c", os.environ.get("BENCH_CPU", "1")] if shutil.which("taskset") else []
     with tempfile.TemporaryDirectory() as tmp:
         dirs = []
@@ -86,7 +89,7 @@ def main():
                 out = subprocess.run(pin + [bench, d, contexts, "5"], check=True,
                                      capture_output=True, text=True).stdout
                 times[k].append(float(next(ln.split()[1] for ln in out.splitlines()
-                                           if ln.startswith("render_s "))))
+                                           if ln.startswith(key + " "))))
     print(f"{'part':42} {'median ms':>9} {'adds ms':>8}")
     prev = 0.0
     for (name, _), ts in zip(vs, times):
