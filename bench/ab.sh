@@ -8,7 +8,9 @@
 # Keep a copy of the first build before rebuilding, e.g.
 #   make build/release/bench_tmpl && cp build/release/bench_tmpl /tmp/a
 #   (change, rebuild) && bench/ab.sh /tmp/a build/release/bench_tmpl
-# Both must render the same (their sha256 lines are compared).
+# Both must render the same (their sha256 lines are compared). The times
+# compared are the cold ones (render_s); BENCH_KEY=fresh_render_s compares
+# the fresh ones (see bench_tmpl.c).
 set -eu
 if [ $# -lt 2 ]; then
     echo "usage: bench/ab.sh BENCH_TMPL_A BENCH_TMPL_B [ROUNDS] [CONTEXTS.jsonl] [TOKENIZER_DIR]" >&2
@@ -18,6 +20,7 @@ a=$1 b=$2
 rounds=${3:-7}
 contexts=${4:-tests/data/tmpl/contexts/agentic_nonull.jsonl}
 tok=${5:-${TALLY_ASSETS:-assets}/qwen3}
+key=${BENCH_KEY:-render_s}
 pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c ${BENCH_CPU:-1}"
 tmp=$(mktemp -d)
@@ -27,7 +30,7 @@ while [ "$i" -lt "$rounds" ]; do
     for side in a b; do
         if [ "$side" = a ]; then exe=$a; else exe=$b; fi
         $pin "$exe" "$tok" "$contexts" 5 >"$tmp/out" || exit 1
-        awk '$1 == "render_s" { print $2 }' "$tmp/out" >>"$tmp/$side"
+        awk -v k="$key" '$1 == k { print $2 }' "$tmp/out" >>"$tmp/$side"
         awk '$1 == "sha256" { print $2 }' "$tmp/out" >"$tmp/sha.$side"
     done
     i=$((i + 1))
@@ -38,7 +41,7 @@ if ! cmp -s "$tmp/sha.a" "$tmp/sha.b"; then
 fi
 med() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ma=$(med "$tmp/a") mb=$(med "$tmp/b")
-echo "A $a: median render_s $ma  (all: $(sort -n "$tmp/a" | tr '\n' ' '))"
-echo "B $b: median render_s $mb  (all: $(sort -n "$tmp/b" | tr '\n' ' '))"
+echo "A $a: median $key $ma  (all: $(sort -n "$tmp/a" | tr '\n' ' '))"
+echo "B $b: median $key $mb  (all: $(sort -n "$tmp/b" | tr '\n' ' '))"
 awk -v a="$ma" -v b="$mb" 'BEGIN { d = (a > b) ? a - b : b - a; w = (a > b) ? "faster" : "slower"
     printf "B/A %.3f (B is %.1f%% %s)\n", b / a, d / a * 100, w }'
