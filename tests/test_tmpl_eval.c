@@ -270,9 +270,11 @@ static void test_limits(void)
     /* a context nested deeper than json.dumps goes (PYFMT_MAX_DEPTH, past
      * the parser's own limit, so built by hand): a container at the
      * deepest level may be empty, a value below it is an error, whether it
-     * is a scalar or a container, in a list or in an object */
+     * is a scalar or a container, in a list or in an object. The error
+     * comes when the render reaches the value (a dict of the context is
+     * converted when it is first read): str() reaches every level. */
     {
-        p = tmpl_compile(&perm, S("{{ x | length }}"), &ce, NULL);
+        p = tmpl_compile(&perm, S("{{ x | string | length }}"), &ce, NULL);
         REQUIRE(p);
         enum { D = PYFMT_MAX_DEPTH };
         json *nodes = calloc(D + 2, sizeof *nodes);

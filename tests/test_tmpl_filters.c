@@ -464,8 +464,8 @@ static void test_json_paths_agree(void)
                     stack[sp++] = t.u.list->v[i];
             } else if (t.kind == TV_DICT) {
                 t.u.dict->origin = NULL;
-                for (iz i = 0; i < t.u.dict->n && sp < 63; i++)
-                    stack[sp++] = t.u.dict->e[i].val;
+                for (iz i = 0; i < tv_dict_n(t.u.dict) && sp < 63; i++)
+                    stack[sp++] = tv_dict_e(t.u.dict)[i].val;
             }
         }
         for (iz o = 0; o < countof(opts); o++) {

@@ -647,11 +647,11 @@ static void eval_args(ev *e, scope *s, const tmpl_args *in, argv *out)
         if (v.kind != TV_DICT)
             tmpl_raise(&e->rt, "TypeError", "argument after ** must be a mapping, not %s",
                        tv_type_name(v));
-        for (iz i = 0; i < v.u.dict->n; i++) {
-            tv k = v.u.dict->e[i].key;
+        for (iz i = 0; i < tv_dict_n(v.u.dict); i++) {
+            tv k = tv_dict_e(v.u.dict)[i].key;
             if (k.kind != TV_STR)
                 tmpl_raise(&e->rt, "TypeError", "keywords must be strings");
-            argv_kw(e, out, tv_s(k), v.u.dict->e[i].val);
+            argv_kw(e, out, tv_s(k), tv_dict_e(v.u.dict)[i].val);
         }
     }
 }
@@ -798,8 +798,8 @@ static tv build_dict(ev *e, const tv_args *a, const char *fn)
     if (a->npos == 1) {
         tv src = a->pos[0];
         if (src.kind == TV_DICT || src.kind == TV_NS) {
-            for (iz i = 0; i < src.u.dict->n; i++)
-                tv_dict_set(&e->rt, d.u.dict, src.u.dict->e[i].key, src.u.dict->e[i].val);
+            for (iz i = 0; i < tv_dict_n(src.u.dict); i++)
+                tv_dict_set(&e->rt, d.u.dict, tv_dict_e(src.u.dict)[i].key, tv_dict_e(src.u.dict)[i].val);
         } else {
             iz n;
             const tv *items = tv_iterate(&e->rt, src, &n);

@@ -1588,15 +1588,15 @@ static void jw_key(jw *w, tv k)
 
 static void jw_dict(jw *w, const tv_dict *d, int level)
 {
-    if (d->n == 0) {
+    if (tv_dict_n(d) == 0) {
         buf_cstr(w->b, "{}");
         return;
     }
-    iz n = d->n;
+    iz n = tv_dict_n(d);
     tv *order = NEW_NZ(w->rt->a, tv, n);   /* keys, sorted when asked */
     tv *idx = NEW_NZ(w->rt->a, tv, n);     /* entry positions, permuted alike */
     for (iz i = 0; i < n; i++) {
-        order[i] = d->e[i].key;
+        order[i] = tv_dict_e(d)[i].key;
         idx[i] = tv_int(i);
     }
     if (w->o->sort_keys)
@@ -1605,7 +1605,7 @@ static void jw_dict(jw *w, const tv_dict *d, int level)
     if (w->o->indent != PYFMT_INDENT_NONE)
         jw_newline(w, level + 1);
     for (iz i = 0; i < n; i++) {
-        const tv_entry *e = &d->e[idx[i].u.i];
+        const tv_entry *e = &tv_dict_e(d)[idx[i].u.i];
         if (i) {
             buf_str(w->b, jw_item_sep(w));
             if (w->o->indent != PYFMT_INDENT_NONE)
@@ -1954,12 +1954,12 @@ static tv f_dictsort(tmpl_rt *rt, tv v, const tv_args *a)
         tmpl_raise(rt, "FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
     const tv_dict *d = dict_items(rt, v);
     bool reverse = reverse_flag(rt, arg_or(&b, 3, tv_bool(false)));
-    iz n = d->n;
+    iz n = tv_dict_n(d);
     tv *keys = NEW_NZ(rt->a, tv, n), *vals = NEW_NZ(rt->a, tv, n);
     for (iz i = 0; i < n; i++) {
-        tv k = pos ? d->e[i].val : d->e[i].key;
+        tv k = pos ? tv_dict_e(d)[i].val : tv_dict_e(d)[i].key;
         keys[i] = cs ? k : ignore_case(rt, k);
-        vals[i] = tv_pair(rt, d->e[i].key, d->e[i].val);
+        vals[i] = tv_pair(rt, tv_dict_e(d)[i].key, tv_dict_e(d)[i].val);
     }
     py_sort(rt, keys, vals, n, reverse, lt_plain, NULL);
     return list_of(rt, vals, n);
@@ -2257,9 +2257,9 @@ static tv f_items(tmpl_rt *rt, tv v, const tv_args *a)
     if (v.kind != TV_DICT)
         tmpl_raise(rt, "TypeError", "Can only get item pairs from a mapping.");
     const tv_dict *d = v.u.dict;
-    tv out = tv_list_new(rt, d->n);
-    for (iz i = 0; i < d->n; i++)
-        out.u.list->v[i] = tv_pair(rt, d->e[i].key, d->e[i].val);
+    tv out = tv_list_new(rt, tv_dict_n(d));
+    for (iz i = 0; i < tv_dict_n(d); i++)
+        out.u.list->v[i] = tv_pair(rt, tv_dict_e(d)[i].key, tv_dict_e(d)[i].val);
     return tv_as_iter(out, TVI_GENERATOR);
 }
 
@@ -2455,10 +2455,10 @@ static void pp_repr(tmpl_rt *rt, sb *out, tv v, int depth)
     }
     case TV_DICT: {
         const tv_dict *d = v.u.dict;
-        iz n = d->n;
+        iz n = tv_dict_n(d);
         bool all_str = true, all_num = true;
         for (iz i = 0; i < n; i++) {
-            tv k = d->e[i].key;
+            tv k = tv_dict_e(d)[i].key;
             all_str &= k.kind == TV_STR;
             all_num &= (tv_is_number(k) && !(k.kind == TV_FLOAT && isnan(k.u.f)));
         }
@@ -2466,7 +2466,7 @@ static void pp_repr(tmpl_rt *rt, sb *out, tv v, int depth)
             tmpl_fail(rt, ERR_UNSUPPORTED, "pprint of a dict with keys of mixed types");
         tv *keys = NEW_NZ(rt->a, tv, n), *idx = NEW_NZ(rt->a, tv, n);
         for (iz i = 0; i < n; i++) {
-            keys[i] = d->e[i].key;
+            keys[i] = tv_dict_e(d)[i].key;
             idx[i] = tv_int(i);
         }
         py_sort(rt, keys, idx, n, false, lt_plain, NULL);
@@ -2474,7 +2474,7 @@ static void pp_repr(tmpl_rt *rt, sb *out, tv v, int depth)
         for (iz i = 0; i < n; i++) {
             if (i)
                 sb_cstr(out, ", ");
-            const tv_entry *e = &d->e[idx[i].u.i];
+            const tv_entry *e = &tv_dict_e(d)[idx[i].u.i];
             pp_repr(rt, out, e->key, depth + 1);
             sb_cstr(out, ": ");
             pp_repr(rt, out, e->val, depth + 1);
@@ -3090,12 +3090,12 @@ static tv f_urlencode(tmpl_rt *rt, tv v, const tv_args *a)
         return sb_tv(&out, false);
     case TV_DICT: {
         const tv_dict *d = v.u.dict;
-        for (iz i = 0; i < d->n; i++) {
+        for (iz i = 0; i < tv_dict_n(d); i++) {
             if (i)
                 sb_byte(&out, '&');
-            url_quote(rt, &out, d->e[i].key, true);
+            url_quote(rt, &out, tv_dict_e(d)[i].key, true);
             sb_byte(&out, '=');
-            url_quote(rt, &out, d->e[i].val, true);
+            url_quote(rt, &out, tv_dict_e(d)[i].val, true);
         }
         return sb_tv(&out, false);
     }
@@ -3363,8 +3363,8 @@ static tv f_xmlattr(tmpl_rt *rt, tv v, const tv_args *a)
     bool autospace = tv_truthy(arg_or(&b, 2, tv_bool(true)));
     sb out = sb_new(rt, 64);
     bool any = false;
-    for (iz i = 0; i < d->n; i++) {
-        tv k = d->e[i].key, val = d->e[i].val;
+    for (iz i = 0; i < tv_dict_n(d); i++) {
+        tv k = tv_dict_e(d)[i].key, val = tv_dict_e(d)[i].val;
         if (is_none(val) || val.kind == TV_UNDEF)
             continue;
         if (k.kind != TV_STR)

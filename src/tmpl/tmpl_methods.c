@@ -1648,10 +1648,10 @@ static tv m_dict_view(call *c, int which)
 {
     no_args(c);
     const tv_dict *d = c->self.u.dict;
-    tv l = tv_list_new(c->rt, d->n);
-    for (iz i = 0; i < d->n; i++)
-        l.u.list->v[i] = which == 0 ? tv_pair(c->rt, d->e[i].key, d->e[i].val)
-                         : which == 1 ? d->e[i].key : d->e[i].val;
+    tv l = tv_list_new(c->rt, tv_dict_n(d));
+    for (iz i = 0; i < tv_dict_n(d); i++)
+        l.u.list->v[i] = which == 0 ? tv_pair(c->rt, tv_dict_e(d)[i].key, tv_dict_e(d)[i].val)
+                         : which == 1 ? tv_dict_e(d)[i].key : tv_dict_e(d)[i].val;
     return l;
 }
 
@@ -1659,6 +1659,7 @@ static tv m_dict_copy(call *c)
 {
     no_args(c);
     tv_dict *d = NEW(c->rt->a, tv_dict, 1);
+    (void)tv_dict_e(c->self.u.dict);   /* a lazy dict converted first: the copy shares its values */
     *d = *c->self.u.dict;   /* entries are immutable: share them */
     tv v = {.kind = TV_DICT};
     v.u.dict = d;

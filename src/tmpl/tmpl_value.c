@@ -196,7 +196,7 @@ tv tv_dict_new(tmpl_rt *rt, iz cap)
     tv_dict *d = NEW_NZ(rt->a, tv_dict, 1);
     *d = (tv_dict){0};
     if (cap > 0) {
-        d->e = NEW_NZ(rt->a, tv_entry, cap);
+        d->ent = NEW_NZ(rt->a, tv_entry, cap);
         d->cap = cap;
     }
     tv v = {.kind = TV_DICT};
@@ -264,12 +264,12 @@ u64 tv_hash(tmpl_rt *rt, tv v)
 static void dict_index_build(tmpl_rt *rt, tv_dict *d, iz icap)
 {
     if (!d->index)
-        for (iz k = 0; k < d->n; k++)
-            d->e[k].hash = key_hash(d->e[k].key);
+        for (iz k = 0; k < d->cnt; k++)
+            d->ent[k].hash = key_hash(d->ent[k].key);
     d->index = NEW(rt->a, i32, icap);
     d->icap = icap;
-    for (iz k = 0; k < d->n; k++) {
-        iz j = (iz)(d->e[k].hash & (u64)(icap - 1));
+    for (iz k = 0; k < d->cnt; k++) {
+        iz j = (iz)(d->ent[k].hash & (u64)(icap - 1));
         while (d->index[j])
             j = (j + 1) & (icap - 1);
         d->index[j] = (i32)(k + 1);
@@ -281,15 +281,15 @@ static iz dict_find(const tv_dict *d, tv key)
 {
     if (!d->index) {
         if (key.kind == TV_STR) {
-            for (iz k = 0; k < d->n; k++) {
-                const tv *ek = &d->e[k].key;
+            for (iz k = 0; k < d->cnt; k++) {
+                const tv *ek = &d->ent[k].key;
                 if (ek->kind == TV_STR && str_eq(tv_s(*ek), tv_s(key)))
                     return k;
             }
             return -1;
         }
-        for (iz k = 0; k < d->n; k++)
-            if (tv_eq(d->e[k].key, key))
+        for (iz k = 0; k < d->cnt; k++)
+            if (tv_eq(d->ent[k].key, key))
                 return k;
         return -1;
     }
@@ -298,7 +298,7 @@ static iz dict_find(const tv_dict *d, tv key)
         i32 slot = d->index[j];
         if (!slot)
             return -1;
-        const tv_entry *en = &d->e[slot - 1];
+        const tv_entry *en = &d->ent[slot - 1];
         if (en->hash == h && tv_eq(en->key, key))
             return slot - 1;
     }
@@ -307,25 +307,25 @@ static iz dict_find(const tv_dict *d, tv key)
 /* Appends a key known to be absent. */
 static void dict_append(tmpl_rt *rt, tv_dict *d, tv key, tv val)
 {
-    if (d->n == d->cap)
-        d->e = arena_grow(rt->a, d->e, (iz)sizeof(tv_entry), (iz)_Alignof(tv_entry),
-                          d->n, &d->cap, d->n + 1);
-    d->e[d->n] = (tv_entry){key, val, 0};
-    d->n++;
+    if (d->cnt == d->cap)
+        d->ent = arena_grow(rt->a, d->ent, (iz)sizeof(tv_entry), (iz)_Alignof(tv_entry),
+                          d->cnt, &d->cap, d->cnt + 1);
+    d->ent[d->cnt] = (tv_entry){key, val, 0};
+    d->cnt++;
     if (d->index) {
         u64 h = key_hash(key);
-        d->e[d->n - 1].hash = h;
-        if (d->n * 2 > d->icap) {
+        d->ent[d->cnt - 1].hash = h;
+        if (d->cnt * 2 > d->icap) {
             dict_index_build(rt, d, d->icap * 2);
         } else {
             iz j = (iz)(h & (u64)(d->icap - 1));
             while (d->index[j])
                 j = (j + 1) & (d->icap - 1);
-            d->index[j] = (i32)d->n;
+            d->index[j] = (i32)d->cnt;
         }
-    } else if (d->n > DICT_LINEAR) {
+    } else if (d->cnt > DICT_LINEAR) {
         iz icap = 32;
-        while (icap < d->n * 4)
+        while (icap < d->cnt * 4)
             icap *= 2;
         dict_index_build(rt, d, icap);
     }
@@ -333,11 +333,12 @@ static void dict_append(tmpl_rt *rt, tv_dict *d, tv key, tv val)
 
 void tv_dict_set(tmpl_rt *rt, tv_dict *d, tv key, tv val)
 {
+    ASSERT(!d->lazy);   /* only the template's own dicts and namespaces change */
     if (key.kind != TV_STR)
         tv_hash(rt, key);   /* TypeError for unhashable keys */
     iz k = dict_find(d, key);
     if (k >= 0) {
-        d->e[k].val = val;
+        d->ent[k].val = val;
         return;
     }
     dict_append(rt, d, key, val);
@@ -355,10 +356,12 @@ bool tv_dict_get(const tv_dict *d, tv key, tv *out)
     default:
         break;
     }
+    if (d->lazy)   /* a context's keys are all str, and no other kind equals a str */
+        return key.kind == TV_STR && tv_dict_lazy_get(d, tv_s(key), out);
     iz k = dict_find(d, key);
     if (k < 0)
         return false;
-    *out = d->e[k].val;
+    *out = d->ent[k].val;
     return true;
 }
 
@@ -460,48 +463,78 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
         return v;
     }
     case JSON_OBJ: {
-        /* A repeated key keeps its first place and takes its last value,
-         * as json.loads builds the dict; pyfmt_json_dumps writes a tree
-         * with repeated keys the same way, so the tree stays the origin. */
-        iz n = j->u.obj.n;
-        check_depth(rt, depth, n);
-        tv v;
-        if (n > DICT_LINEAR) {
-            v = tv_dict_new(rt, n);
-        } else {   /* the dict and its entries in one allocation */
-            _Static_assert(sizeof(tv_dict) % _Alignof(tv_entry) == 0, "entries follow the dict");
-            tv_dict *d = arena_alloc_nz(rt->a, (iz)(sizeof(tv_dict) + (size_t)n * sizeof(tv_entry)),
-                                        (iz)_Alignof(tv_dict), 1);
-            *d = (tv_dict){.e = (tv_entry *)(d + 1), .cap = n};
-            v = (tv){.kind = TV_DICT};
-            v.u.dict = d;
-        }
-        tv_dict *d = v.u.dict;
-        for (iz i = 0; i < n; i++) {
-            const json_member *m = &j->u.obj.members[i];
-            tv key = tv_str_checked(rt, m->key), val = from_json_at(rt, &m->val, depth + 1);
-            if (!d->index && d->n < DICT_LINEAR) {   /* dict_find and dict_append's small case */
-                iz k = 0;
-                while (k < d->n && !str_eq(tv_s(d->e[k].key), m->key))
-                    k++;
-                if (k < d->n)
-                    d->e[k].val = val;
-                else
-                    d->e[d->n++] = (tv_entry){key, val, 0};
-                continue;
-            }
-            iz k = dict_find(d, key);
-            if (k >= 0)
-                d->e[k].val = val;
-            else
-                dict_append(rt, d, key, val);
-        }
-        d->origin = j;
+        /* lazy: its members are looked up in the JSON until something
+         * needs the entries (tv_dict_convert) */
+        check_depth(rt, depth, j->u.obj.n);
+        tv_dict *d = NEW_NZ(rt->a, tv_dict, 1);
+        *d = (tv_dict){.origin = j, .lazy = j, .rt = rt, .depth = depth};
+        tv v = {.kind = TV_DICT};
+        v.u.dict = d;
         return v;
     }
     default:
         return from_json_at(rt, j, depth);
     }
+}
+
+/* The value of member i of a lazy dict: a container converted once. */
+static tv lazy_member(tv_dict *d, iz i)
+{
+    const json *j = &d->lazy->u.obj.members[i].val;
+    if (j->type != JSON_ARR && j->type != JSON_OBJ && !(j->type == JSON_INT && j->big))
+        return from_json_at(d->rt, j, d->depth + 1);
+    if (d->memo && d->memo[i].kind != TV_UNDEF)
+        return d->memo[i];
+    /* new values stored into an object made earlier (tmpl_rt.escapes) */
+    d->rt->escapes++;
+    if (!d->memo)
+        d->memo = NEW(d->rt->a, tv, d->lazy->u.obj.n);   /* TV_UNDEF: not yet */
+    return d->memo[i] = from_json_at(d->rt, j, d->depth + 1);
+}
+
+/* A lazy dict is logically immutable: converting it only caches what it
+ * already is, so the const of its readers is cast away here, and only
+ * here. */
+static tv_dict *lazy_self(const tv_dict *d) { return (tv_dict *)(uintptr_t)d; }
+
+tv tv_dict_lazy_member(const tv_dict *d, iz i)
+{
+    return lazy_member(lazy_self(d), i);
+}
+
+void tv_dict_convert(const tv_dict *cd)
+{
+    tv_dict *d = lazy_self(cd);
+    const json *j = d->lazy;
+    tmpl_rt *rt = d->rt;
+    /* A repeated key keeps its first place and takes its last value, as
+     * json.loads builds the dict; pyfmt_json_dumps writes a tree with
+     * repeated keys the same way, so the tree stays the origin. */
+    iz n = j->u.obj.n;
+    rt->escapes++;   /* new entries stored into an object made earlier */
+    d->ent = n ? NEW_NZ(rt->a, tv_entry, n) : NULL;
+    d->cap = n;
+    d->cnt = 0;
+    for (iz i = 0; i < n; i++) {
+        const json_member *m = &j->u.obj.members[i];
+        tv key = tv_str_checked(rt, m->key), val = lazy_member(d, i);
+        if (!d->index && d->cnt < DICT_LINEAR) {   /* dict_find and dict_append's small case */
+            iz k = 0;
+            while (k < d->cnt && !str_eq(tv_s(d->ent[k].key), m->key))
+                k++;
+            if (k < d->cnt)
+                d->ent[k].val = val;
+            else
+                d->ent[d->cnt++] = (tv_entry){key, val, 0};
+            continue;
+        }
+        iz k = dict_find(d, key);
+        if (k >= 0)
+            d->ent[k].val = val;
+        else
+            dict_append(rt, d, key, val);
+    }
+    d->lazy = NULL;
 }
 
 tv tv_from_json(tmpl_rt *rt, const json *j)
@@ -561,7 +594,7 @@ bool tv_truthy(tv v)
     case TV_STR:    return tv_s(v).len > 0;
     case TV_LIST:   return (v.flags & TVF_ITER) || v.u.list->n > 0;
     case TV_TUPLE:  return v.u.list->n > 0;
-    case TV_DICT:   return v.u.dict->n > 0;
+    case TV_DICT:   return !tv_dict_empty(v.u.dict);
     default:        return true;
     }
 }
@@ -648,12 +681,12 @@ static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int dep
 static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth)
 {
     buf_byte(b, '{');
-    for (iz i = 0; i < d->n; i++) {
+    for (iz i = 0; i < tv_dict_n(d); i++) {
         if (i)
             buf_cstr(b, ", ");
-        write_repr_depth(rt, b, d->e[i].key, depth + 1);
+        write_repr_depth(rt, b, tv_dict_e(d)[i].key, depth + 1);
         buf_cstr(b, ": ");
-        write_repr_depth(rt, b, d->e[i].val, depth + 1);
+        write_repr_depth(rt, b, tv_dict_e(d)[i].val, depth + 1);
     }
     buf_byte(b, '}');
 }
@@ -786,12 +819,12 @@ bool tv_eq(tv a, tv b)
     case TV_DICT:
         if (a.u.dict == b.u.dict)
             return true;
-        if (a.u.dict->n != b.u.dict->n)
+        if (tv_dict_n(a.u.dict) != tv_dict_n(b.u.dict))
             return false;
-        for (iz i = 0; i < a.u.dict->n; i++) {
+        for (iz i = 0; i < tv_dict_n(a.u.dict); i++) {
             tv other;
-            if (!tv_dict_get(b.u.dict, a.u.dict->e[i].key, &other) ||
-                !tv_eq(a.u.dict->e[i].val, other))
+            if (!tv_dict_get(b.u.dict, tv_dict_e(a.u.dict)[i].key, &other) ||
+                !tv_eq(tv_dict_e(a.u.dict)[i].val, other))
                 return false;
         }
         return true;
@@ -918,7 +951,7 @@ iz tv_len(tmpl_rt *rt, tv v)
             tmpl_raise(rt, "TypeError", "object of type '%s' has no len()", tv_type_name(v));
         return v.u.list->n;
     case TV_TUPLE: return v.u.list->n;
-    case TV_DICT:  return v.u.dict->n;
+    case TV_DICT:  return tv_dict_n(v.u.dict);
     case TV_UNDEF: return 0;
     case TV_LOOP:  return v.u.loop->n;
     default:
@@ -945,10 +978,10 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n)
         return v.u.list->v;
     case TV_DICT: {
         const tv_dict *d = v.u.dict;
-        tv *keys = d->n ? NEW_NZ(rt->a, tv, d->n) : NULL;
-        for (iz i = 0; i < d->n; i++)
-            keys[i] = d->e[i].key;
-        *n = d->n;
+        tv *keys = tv_dict_n(d) ? NEW_NZ(rt->a, tv, tv_dict_n(d)) : NULL;
+        for (iz i = 0; i < tv_dict_n(d); i++)
+            keys[i] = tv_dict_e(d)[i].key;
+        *n = tv_dict_n(d);
         return keys;
     }
     case TV_STR: {

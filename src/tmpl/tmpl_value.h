@@ -127,11 +127,19 @@ typedef struct tv_entry {
 } tv_entry;
 
 struct tv_dict {
-    tv_entry   *e;
-    iz          n, cap;
+    tv_entry   *ent;    /* read through tv_dict_e and tv_dict_n: a lazy dict has none yet */
+    iz          cnt, cap;
     i32        *index;
     iz          icap;   /* a power of two, or 0 */
     const json *origin;
+    /* A dict of the context is lazy until something needs its entries:
+     * `lazy` is its JSON object, whose members are looked up directly by
+     * key (tv_dict_get_str); the containers among them are converted once,
+     * into memo (by member position), so that a value keeps its identity. */
+    const json     *lazy;
+    tv             *memo;
+    struct tmpl_rt *rt;
+    int             depth;
 };
 
 /* Why a value is undefined, for the message raised when it is used
@@ -309,23 +317,66 @@ tv tv_dict_new(tmpl_rt *rt, iz cap);
 void tv_dict_set(tmpl_rt *rt, tv_dict *d, tv key, tv val);
 /* d[key]: true and *out set when present. A str key by its bytes. */
 bool tv_dict_get(const tv_dict *d, tv key, tv *out);
+/* A lazy dict (see tv_dict): its entries built, as tv_from_json would
+ * have built them (its containers stay lazy). Once only; the dict stays
+ * the same value. */
+void tv_dict_convert(const tv_dict *d);
+/* A dict's entries and their number, a lazy one's converted first. */
+static ALWAYS_INLINE tv_entry *tv_dict_e(const tv_dict *d)
+{
+    if (d->lazy)
+        tv_dict_convert(d);
+    return d->ent;
+}
+static ALWAYS_INLINE iz tv_dict_n(const tv_dict *d)
+{
+    if (d->lazy)
+        tv_dict_convert(d);
+    return d->cnt;
+}
+/* Whether a dict is empty, a lazy one left as it is. */
+static inline bool tv_dict_empty(const tv_dict *d)
+{
+    return d->lazy ? d->lazy->u.obj.n == 0 : d->cnt == 0;
+}
+/* The value of member i of a lazy dict (its containers converted once). */
+tv tv_dict_lazy_member(const tv_dict *d, iz i);
+/* d[key] of a lazy dict, from its JSON members (the last one of a
+ * repeated key, as json.loads keeps it); a string inline. */
+static ALWAYS_INLINE bool tv_dict_lazy_get(const tv_dict *d, str key, tv *out)
+{
+    const json_member *m = d->lazy->u.obj.members;
+    for (iz i = d->lazy->u.obj.n - 1; i >= 0; i--)
+        if (str_eq(m[i].key, key)) {
+            const json *j = &m[i].val;
+            *out = j->type == JSON_STR && j->u.s.len <= TV_MAX_STR ? tv_str(j->u.s)
+                                                                   : tv_dict_lazy_member(d, i);
+            return true;
+        }
+    return false;
+}
 /* The same for a str key, a small dict's scan inline (attribute access
  * runs it on every `message.role`). */
 static ALWAYS_INLINE bool tv_dict_get_str(const tv_dict *d, str key, tv *out)
 {
+    if (d->lazy)
+        return tv_dict_lazy_get(d, key, out);
     if (d->index)
         return tv_dict_get(d, tv_str(key), out);
-    for (iz k = 0; k < d->n; k++) {
-        const tv *ek = &d->e[k].key;
+    for (iz k = 0; k < d->cnt; k++) {
+        const tv *ek = &d->ent[k].key;
         if (ek->kind == TV_STR && str_eq(tv_s(*ek), key)) {
-            *out = d->e[k].val;
+            *out = d->ent[k].val;
             return true;
         }
     }
     return false;
 }
 /* The values of a JSON tree: objects become dicts (a repeated key keeps its
- * first place and its last value), arrays lists, numbers int/bigint/float. */
+ * first place and its last value), arrays lists, numbers int/bigint/float.
+ * A dict is lazy (see tv_dict): a template that reads a message's role and
+ * content does not convert its other members. The tree must outlive the
+ * render. */
 tv tv_from_json(tmpl_rt *rt, const json *j);
 
 /* ---- Python's protocols ------------------------------------------------ */

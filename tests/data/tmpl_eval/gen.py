@@ -224,6 +224,28 @@ CASES = [
     ("gen_unpack", "{% set a, b = [1, 2] | select %}{{ a }}{{ b }}", {}),
     ("gen_batch_slice", "{{ [1, 2, 3] | batch(2) | list }}{{ [1, 2, 3] | slice(2) | list }}{{ [1, 1, 2] | unique | list }}", {}),
     ("loop_out_of_loop", "[{{ loop }}]", {}),
+    # dicts of the context (converted when first read): a repeated key
+    # (json.loads keeps its first place and its last value; the vars are
+    # given as JSON text for that), the identity of a member read twice, of
+    # a copy's and an items() pair's, nested dicts, lookups that are not
+    # by a str, and members read in a loop's iterations and after it
+    ("ctx_dict_repeated_key", "{{ d.a }}|{{ d['a'] }}|{{ d | length }}|{{ d }}|{{ d | tojson }}|{{ d.items() | list }}|"
+     "{% for k in d %}{{ k }}{% endfor %}|{{ 'a' in d }}|{{ d | dictsort }}|{{ d.b.c }}",
+     '{"d": {"a": 1, "b": {"c": 1, "c": [2]}, "a": 3}}'),
+    ("ctx_dict_identity", "{{ d.l is sameas d.l }}|{{ d.o is sameas d.o }}|{{ d.copy().o is sameas d.o }}|"
+     "{{ (d.items() | list)[0][1] is sameas d.l }}|{{ d.n is sameas d.n }}|{{ d.f is sameas d.f }}|{{ d.o is sameas d.copy().o }}",
+     {"d": {"l": [1], "o": {"x": 1}, "n": 12345678901234567890123, "f": 1.5}}),
+    ("ctx_dict_nested", "{{ d.a.b.c }}|{{ d.a | length }}|{{ d.a.b }}|{{ d }}|{{ d.a.b | tojson }}|{{ d.a.b.c is number }}|"
+     "{{ d.e is mapping }}|{{ d.e | length }}|[{{ 'T' if d.e else 'F' }}]|{{ d.a.nope is defined }}",
+     {"d": {"a": {"b": {"c": 7}, "z": None}, "e": {}}}),
+    ("ctx_dict_lookups", "{{ 'a' in d }}|{{ 1 in d }}|{{ none in d }}|{{ d.get('a') }}|{{ d.get('zz', 5) }}|{{ d.keys() | list }}|"
+     "{{ d.values() | list }}|{{ d | items | list }}|{{ d[1] is undefined }}|{{ d['a'] }}|{{ ('a' | safe) in d }}|{{ d == {'a': 1, 'b': [2]} }}",
+     {"d": {"a": 1, "b": [2]}}),
+    ("ctx_dict_unhashable_in", "{{ [1] in d }}", {"d": {"a": 1}}),
+    ("ctx_dict_in_loop", "{% for m in ms %}{% set c = m.calls %}{% set junk = 'x' * 50 ~ loop.index %}{% endfor %}"
+     "{% for m in ms %}{{ m.calls[0].f.n }}{{ m.calls | length }}{{ m.calls is sameas m.calls }}{% set junk = 'y' * 50 %}{% endfor %}"
+     "{% for m in ms %}{{ m | length }}{{ m.items() | list }}{{ m.calls[0].f }}{% endfor %}",
+     {"ms": [{"role": "a", "calls": [{"f": {"n": "one"}}]}, {"calls": [{"f": {"n": "two"}}, {}], "role": "b"}]}),
     ("joiner_cycler", "{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('1', '2') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", {}),
 ]
 
@@ -235,12 +257,20 @@ def main():
     for name, src, ctx in CASES:
         assert name not in seen, name
         seen.add(name)
-        rec = {"name": name, "template": src, "vars": ctx}
+        # vars given as JSON text stay as written in the record (a repeated
+        # key would not survive a dict)
+        raw = ctx if isinstance(ctx, str) else None
+        if raw is not None:
+            ctx = json.loads(raw)
+        rec = {"name": name, "template": src, "vars": None if raw is not None else ctx}
         try:
             rec["out"] = tenv.compile(src).render(**ctx)
         except Exception as e:  # noqa: BLE001 - errors are expected data
             rec.update(error_type=type(e).__name__, error=str(e))
-        print(json.dumps(rec, ensure_ascii=False))
+        line = json.dumps(rec, ensure_ascii=False)
+        if raw is not None:
+            line = line.replace('"vars": null', '"vars": ' + raw, 1)
+        print(line)
 
 
 if __name__ == "__main__":
