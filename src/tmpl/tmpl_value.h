@@ -349,8 +349,12 @@ static ALWAYS_INLINE bool tv_dict_lazy_get(const tv_dict *d, str key, tv *out)
     for (iz i = d->lazy->u.obj.n - 1; i >= 0; i--)
         if (str_eq(m[i].key, key)) {
             const json *j = &m[i].val;
-            *out = j->type == JSON_STR && j->u.s.len <= TV_MAX_STR ? tv_str(j->u.s)
-                                                                   : tv_dict_lazy_member(d, i);
+            if (j->type == JSON_STR && j->u.s.len <= TV_MAX_STR)
+                *out = tv_str(j->u.s);
+            else if (d->memo && d->memo[i].kind != TV_UNDEF)
+                *out = d->memo[i];
+            else
+                *out = tv_dict_lazy_member(d, i);
             return true;
         }
     return false;
