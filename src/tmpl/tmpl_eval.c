@@ -1216,8 +1216,7 @@ static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
 static bool compare(ev *e, scope *s, const tmpl_node *n)
 {
     const tmpl_node *first = n->u.cmp.first;
-    if (n->u.cmp.n == 1 && first->kind == TMPL_GETATTR && n->u.cmp.rhs[0]->kind == TMPL_STR &&
-        (n->u.cmp.ops[0] == TMPL_OP_EQ || n->u.cmp.ops[0] == TMPL_OP_NE)) {
+    if (n->op) {
         /* message.role == "user": the attribute without a dispatch, the
          * literal as it is */
         tv a = getattr_of(e, first, eval(e, s, first->u.getattr.obj));
@@ -1753,7 +1752,12 @@ EXEC_FN(st_for) { return run_for(e, s, n, eval(e, s, n->u.for_.iter), 0); }
 
 EXEC_FN(st_set)
 {
-    assign(e, s, n->u.set.target, eval(e, s, n->u.set.value));
+    tv v = eval(e, s, n->u.set.value);
+    const tmpl_node *t = n->u.set.target;
+    if (t->kind == TMPL_NAME)
+        scope_set(e, s, t->u.name.sym, v);
+    else
+        assign(e, s, t, v);
     return X_OK;
 }
 

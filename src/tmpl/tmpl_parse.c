@@ -677,6 +677,9 @@ static tmpl_node *parse_compare(parser *p)
     tmpl_list l = pop_list(p, base);
     n->u.cmp.rhs = l.v;
     n->u.cmp.n = l.n;
+    /* `x.attr == 'lit'` (or !=): the evaluator's fast path */
+    n->op = l.n == 1 && expr->kind == TMPL_GETATTR && l.v[0]->kind == TMPL_STR &&
+            (n->u.cmp.ops[0] == TMPL_OP_EQ || n->u.cmp.ops[0] == TMPL_OP_NE);
     return n;
 }
 
