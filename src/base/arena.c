@@ -119,12 +119,7 @@ void *arena_alloc(arena *a, iz size, iz align, iz count)
     return p;
 }
 
-arena_mark arena_save(const arena *a)
-{
-    return (arena_mark){a->head, a->beg, a->end, a->used, a->cleanups};
-}
-
-void arena_restore(arena *a, arena_mark m)
+void arena_restore_slow(arena *a, arena_mark m)
 {
     run_cleanups(a, m.cleanups);
     while (a->head != m.head) {

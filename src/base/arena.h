@@ -36,11 +36,27 @@ void  arena_init(arena *a, iz limit);
 void  arena_fini(arena *a);               /* frees every block */
 void *arena_alloc(arena *a, iz size, iz align, iz count);     /* zeroed */
 /* arena_alloc_nz (below, inline): the same, not zeroed */
-arena_mark arena_save(const arena *a);
+static inline arena_mark arena_save(const arena *a)
+{
+    return (arena_mark){a->head, a->beg, a->end, a->used, a->cleanups};
+}
 /* Makes sure `size` free bytes exist in one block and returns a mark of the
  * current position: restoring it later keeps that block (scratch reuse). */
 arena_mark arena_reserve(arena *a, iz size);
-void  arena_restore(arena *a, arena_mark m);
+/* The slow path of arena_restore: cleanups to run or blocks to free. */
+void  arena_restore_slow(arena *a, arena_mark m);
+/* Inline: the template evaluator restores a mark after every loop
+ * iteration, most often within one block and with no cleanup. */
+static inline void arena_restore(arena *a, arena_mark m)
+{
+    if (a->head == m.head && a->cleanups == m.cleanups) {
+        a->beg = m.beg;
+        a->end = m.end;
+        a->used = m.used;
+        return;
+    }
+    arena_restore_slow(a, m);
+}
 iz    arena_bytes(const arena *a);        /* bytes reserved from the OS */
 
 /* The slow path of arena_alloc_nz: a new block, or the out-of-memory exit. */
