@@ -1658,15 +1658,27 @@ static int run_for(ev *e, scope *s, const tmpl_node *n, tv iterv, i32 depth0)
     L->frame = s;
     tv loopv = {.kind = TV_LOOP};
     loopv.u.loop = L;
+    scope *is = NULL;
     for (iz i = 0; i < cnt; i++) {
         if (++e->rt.iterations > TMPL_MAX_ITERATIONS)
             tmpl_fail(&e->rt, ERR_LIMIT, "more than %d loop iterations", (int)TMPL_MAX_ITERATIONS);
         L->i = i;
+        /* the iteration's scope: made before the iteration's mark, and
+         * emptied for the next one unless something may hold it (an
+         * escape, see tmpl_rt.escapes) */
+        if (!is) {
+            is = scope_new(e, s);
+        } else {
+            is->syms = is->isyms;
+            is->vals = is->ivals;
+            is->n = 0;
+            is->cap = SCOPE_INLINE;
+            is->mask = 0;
+        }
         arena_mark m = arena_save(e->rt.a);
         u64 esc = e->rt.escapes;
-        /* the iteration's scope: `loop`, then the target (scope_set's
-         * result, written directly for a plain name other than `loop`) */
-        scope *is = scope_new(e, s);
+        /* `loop`, then the target (scope_set's result, written directly
+         * for a plain name other than `loop`) */
         if (e->sym_loop >= 0)
             scope_put_new(is, e->sym_loop, loopv);
         const tmpl_node *target = n->u.for_.target;
@@ -1677,6 +1689,8 @@ static int run_for(ev *e, scope *s, const tmpl_node *n, tv iterv, i32 depth0)
         int x = exec_body(e, is, &n->u.for_.body);
         if (e->rt.escapes == esc)
             arena_restore(e->rt.a, m);
+        else
+            is = NULL;
         if (x == X_BREAK)
             break;
     }
@@ -1841,7 +1855,12 @@ static int exec_stmt(ev *e, scope *s, const tmpl_node *n)
     e->rt.line = n->line;
     switch ((tmpl_kind)n->kind) {
     case TMPL_TEXT:         return st_text(e, s, n);
-    case TMPL_OUTPUT:       return st_output(e, s, n);
+    case TMPL_OUTPUT:
+        if (n->u.expr->kind == TMPL_STR) {   /* {{ 'literal' }}: its text, as TEXT */
+            emit(e, n->u.expr->u.text);
+            return X_OK;
+        }
+        return st_output(e, s, n);
     case TMPL_IF:           return st_if(e, s, n);
     case TMPL_FOR:          return st_for(e, s, n);
     case TMPL_SET:          return st_set(e, s, n);
