@@ -60,6 +60,14 @@ static inline bool str_eq(str a, str b)
         memcpy(&x1, a.s + a.len - 8, 8); memcpy(&y1, b.s + b.len - 8, 8);
         return ((x0 ^ y0) | (x1 ^ y1)) == 0;
     }
+    if (a.len > 16 && a.len <= 32) {   /* "reasoning_content": the first and last 16 */
+        uint64_t x0, y0, x1, y1, x2, y2, x3, y3;
+        memcpy(&x0, a.s, 8); memcpy(&y0, b.s, 8);
+        memcpy(&x1, a.s + 8, 8); memcpy(&y1, b.s + 8, 8);
+        memcpy(&x2, a.s + a.len - 16, 8); memcpy(&y2, b.s + b.len - 16, 8);
+        memcpy(&x3, a.s + a.len - 8, 8); memcpy(&y3, b.s + b.len - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1) | (x2 ^ y2) | (x3 ^ y3)) == 0;
+    }
     if (a.len >= 4 && a.len < 8) {
         uint32_t x0, y0, x1, y1;
         memcpy(&x0, a.s, 4); memcpy(&y0, b.s, 4);
