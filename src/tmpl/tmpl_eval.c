@@ -226,8 +226,16 @@ static inline tv eval(ev *e, scope *s, const tmpl_node *n)
     switch ((tmpl_kind)n->kind) {
     case TMPL_STR:  return tv_str(n->u.text);
     case TMPL_NAME: {
-        tv v;   /* the innermost scope's own names (a loop's target, `loop`) without a call */
-        return scope_own(s, n->u.name.sym, &v) ? v : load_name(e, s, &n->u.name);
+        /* the innermost scope's own names (a loop's target, `loop`), and
+         * the root's when it is the innermost or the next, without a call */
+        tv v;
+        i32 sym = n->u.name.sym;
+        if (scope_own(s, sym, &v))
+            return v;
+        const scope *r = s->dense ? s : s->parent;
+        if (r && r->dense && r->has[sym])
+            return r->dense[sym];
+        return load_name(e, s, &n->u.name);
     }
     default:        return eval_node(e, s, n);
     }
@@ -1059,6 +1067,8 @@ static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
     argv a;
     tv_args args = filter_args(e, s, n, &a);
     e->rt.line = n->line;
+    if (n->u.filter.id == TMPL_FILTER_LENGTH && !args.npos && !args.nkw && tv_is_seq(v))
+        return tv_int(v.u.list->n);   /* messages|length: f_length's answer without its dispatch */
     if (n->u.filter.id == TMPL_FILTER_UNKNOWN)
         tmpl_raise(&e->rt, "TemplateRuntimeError", "No filter named '%.*s' found.",
                    (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
@@ -1233,6 +1243,16 @@ static bool compare(ev *e, scope *s, const tmpl_node *n)
         int op = n->u.cmp.ops[i];
         if ((op == TMPL_OP_EQ || op == TMPL_OP_NE) && a.kind == TV_STR && b.kind == TV_STR) {
             ok = str_eq(tv_s(a), tv_s(b)) == (op == TMPL_OP_EQ);   /* tv_eq's str case */
+        } else if (a.kind == TV_INT && b.kind == TV_INT) {   /* loop.index0 > ns.last_query_index */
+            switch (op) {
+            case TMPL_OP_EQ: ok = a.u.i == b.u.i; break;
+            case TMPL_OP_NE: ok = a.u.i != b.u.i; break;
+            case TMPL_OP_LT: ok = a.u.i < b.u.i; break;
+            case TMPL_OP_LE: ok = a.u.i <= b.u.i; break;
+            case TMPL_OP_GT: ok = a.u.i > b.u.i; break;
+            case TMPL_OP_GE: ok = a.u.i >= b.u.i; break;
+            default:         ok = op == TMPL_OP_IN ? tv_contains(&e->rt, b, a) : !tv_contains(&e->rt, b, a); break;
+            }
         } else {
             switch (op) {
             case TMPL_OP_EQ:    ok = tv_eq(a, b); break;
@@ -1422,6 +1442,11 @@ EVAL_FN(ev_binop)
     tv a = eval(e, s, n->u.bin.l);
     tv b = eval(e, s, n->u.bin.r);
     e->rt.line = n->line;
+    i64 r;   /* int + int and int - int (index arithmetic) without binop's frame */
+    if (a.kind == TV_INT && b.kind == TV_INT && (n->op == TMPL_OP_ADD || n->op == TMPL_OP_SUB) &&
+        !(n->op == TMPL_OP_ADD ? __builtin_add_overflow(a.u.i, b.u.i, &r)
+                               : __builtin_sub_overflow(a.u.i, b.u.i, &r)))
+        return tv_int(r);
     return binop(e, n->op, a, b);
 }
 

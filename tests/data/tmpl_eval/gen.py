@@ -246,6 +246,12 @@ CASES = [
      "{% for m in ms %}{{ m.calls[0].f.n }}{{ m.calls | length }}{{ m.calls is sameas m.calls }}{% set junk = 'y' * 50 %}{% endfor %}"
      "{% for m in ms %}{{ m | length }}{{ m.items() | list }}{{ m.calls[0].f }}{% endfor %}",
      {"ms": [{"role": "a", "calls": [{"f": {"n": "one"}}]}, {"calls": [{"f": {"n": "two"}}, {}], "role": "b"}]}),
+    ("cmp_int_ops", "{% for a, b in [(1, 2), (2, 2), (3, 2), (-5, 9223372036854775807)] %}"
+     "{{ a == b }}{{ a != b }}{{ a < b }}{{ a <= b }}{{ a > b }}{{ a >= b }}{{ 1 < a < 3 }};{% endfor %}", {}),
+    ("cmp_int_in_int", "{{ 1 in 2 }}", {}),
+    ("str_eq_lengths", "{% for k in ['reasoning_content', 'reasoning_contenT', 'reasoning_content_', 'a' * 32, 'a' * 31 ~ 'b', "
+     "'b' ~ 'a' * 31, 'a' * 18 ~ 'b' ~ 'a' * 13, 'x' * 16, 'x' * 15 ~ 'y'] %}{{ d[k] is defined }}{{ k == 'reasoning_content' }}{% endfor %}",
+     {"d": {"reasoning_content": 1, "a" * 32: 2, "x" * 16: 3}}),
     ("joiner_cycler", "{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('1', '2') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", {}),
 ]
 
