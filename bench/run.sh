@@ -78,7 +78,7 @@ printf '%-15s %-6s %6s %8s %7s | %-22s | %-22s | %6s\n' \
 for set in agentic_nonull agentic; do
     in=tests/data/tmpl/contexts/$set.jsonl
     $pin "$bin/bench_tmpl" "$assets/qwen3" "$in" "$runs" >"$tmp/tc.$set" || exit 1
-    $pin "$python" bench/ref_tmpl.py "$assets/qwen3" "$in" 3 >"$tmp/tr.$set" || exit 1
+    $pin "$python" bench/ref_tmpl.py "$assets/qwen3" "$in" 5 >"$tmp/tr.$set" || exit 1
     c=$tmp/tc.$set r=$tmp/tr.$set
     if [ "$(v sha256 "$c")" != "$(v sha256 "$r")" ]; then
         echo "bench: qwen3 $set: tally's renderings differ from Jinja2's" \
@@ -98,7 +98,7 @@ echo
 echo "MB out = rendered text; only rendering is timed (tally: chat_render_prompt, Jinja2: the"
 echo "oracle's job_prompt with the template compiled). parsed: cold = all prompts parsed first,"
 echo "then rendered (their trees are out of cache); fresh = each prompt parsed just before"
-echo "its render, as \`tally render\` and the counting do. Medians of $runs runs (Jinja2: 3);"
+echo "its render, as \`tally render\` and the counting do. Medians of $runs runs (Jinja2: 5);"
 echo "both sides' renderings (and failures, by exception class) must have the same sha256."
 echo "agentic_nonull: null assistant contents replaced by \"\" (all render); agentic: as given"
 echo "(most fail)."

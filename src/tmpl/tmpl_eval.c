@@ -1346,6 +1346,11 @@ EVAL_FN(ev_getitem)
     tv out;   /* message['role']: a dict's str key found inline, the rest by tv_getitem */
     if (obj.kind == TV_DICT && key.kind == TV_STR && tv_dict_get_str(obj.u.dict, tv_s(key), &out))
         return out;
+    if (key.kind == TV_INT && tv_is_seq(obj)) {   /* messages[loop.index0 - 1], in range */
+        i64 i = key.u.i < 0 ? key.u.i + obj.u.list->n : key.u.i;
+        if (i >= 0 && i < obj.u.list->n)
+            return obj.u.list->v[i];
+    }
     return tv_getitem(&e->rt, obj, key);
 }
 
@@ -1675,12 +1680,9 @@ static int run_for(ev *e, scope *s, const tmpl_node *n, tv iterv, i32 depth0)
             exec_body(e, scope_new(e, s), &n->u.for_.orelse);
         return X_OK;
     }
-    tv_loop *L = NEW(e->rt.a, tv_loop, 1);
-    L->items = items;
-    L->n = cnt;
-    L->depth0 = depth0;
-    L->node = n->u.for_.recursive ? n : NULL;
-    L->frame = s;
+    tv_loop *L = NEW_NZ(e->rt.a, tv_loop, 1);
+    *L = (tv_loop){.items = items, .n = cnt, .depth0 = depth0,
+                   .node = n->u.for_.recursive ? n : NULL, .frame = s};
     tv loopv = {.kind = TV_LOOP};
     loopv.u.loop = L;
     scope *is = NULL;

@@ -172,10 +172,19 @@ tv tv_str_copy(tmpl_rt *rt, str s)
 
 static tv list_of_kind(tmpl_rt *rt, iz n, tv_kind k)
 {
-    tv_list *l = NEW(rt->a, tv_list, 1);
-    l->v = n ? NEW(rt->a, tv, n) : NULL;
-    l->n = n;
+    tv_list *l = NEW_NZ(rt->a, tv_list, 1);
+    *l = (tv_list){.v = n ? NEW(rt->a, tv, n) : NULL, .n = n};
     tv v = {.kind = (u8)k};
+    v.u.list = l;
+    return v;
+}
+
+/* A list of n items the caller sets, all of them (not zeroed). */
+static tv list_uninit(tmpl_rt *rt, iz n)
+{
+    tv_list *l = NEW_NZ(rt->a, tv_list, 1);
+    *l = (tv_list){.v = n ? NEW_NZ(rt->a, tv, n) : NULL, .n = n};
+    tv v = {.kind = TV_LIST};
     v.u.list = l;
     return v;
 }
@@ -447,7 +456,7 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth)
     case JSON_ARR: {
         iz n = j->u.arr.n;
         check_depth(rt, depth, n);
-        tv v = tv_list_new(rt, n);
+        tv v = list_uninit(rt, n);   /* every item set below */
         const json *items = j->u.arr.items;
         for (iz i = 0; i < n; i++) {
             /* a long history's tree and text are far out of cache: the
@@ -487,8 +496,12 @@ static tv lazy_member(tv_dict *d, iz i)
         return d->memo[i];
     /* new values stored into an object made earlier (tmpl_rt.escapes) */
     d->rt->escapes++;
-    if (!d->memo)
-        d->memo = NEW(d->rt->a, tv, d->lazy->u.obj.n);   /* TV_UNDEF: not yet */
+    if (!d->memo) {
+        iz n = d->lazy->u.obj.n;
+        d->memo = NEW_NZ(d->rt->a, tv, n);
+        for (iz k = 0; k < n; k++)
+            d->memo[k] = tv_undef_plain();   /* not yet */
+    }
     return d->memo[i] = from_json_at(d->rt, j, d->depth + 1);
 }
 
