@@ -1081,6 +1081,9 @@ static bool eval_test(ev *e, scope *s, const tmpl_node *n)
     argv a;
     tv_args args = filter_args(e, s, n, &a);
     e->rt.line = n->line;
+    bool r;
+    if (!args.npos && !args.nkw && tmpl_test_kind(n->u.filter.id, v, &r))
+        return r;
     if (n->u.filter.id == TMPL_TEST_UNKNOWN)
         tmpl_raise(&e->rt, "TemplateRuntimeError", "No test named '%.*s' found.",
                    (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);

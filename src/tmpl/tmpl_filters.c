@@ -3538,17 +3538,9 @@ bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args)
 {
     static const tv_args none = {0};
     const tv_args *a = args ? args : &none;
-    if (!a->npos && !a->nkw) {
-        /* the tests of a value's kind, most often asked, with nothing to bind */
-        switch ((tmpl_test_id)id) {
-        case TMPL_TEST_DEFINED:   return v.kind != TV_UNDEF;
-        case TMPL_TEST_UNDEFINED: return v.kind == TV_UNDEF;
-        case TMPL_TEST_NONE:      return v.kind == TV_NONE;
-        case TMPL_TEST_STRING:    return v.kind == TV_STR;
-        case TMPL_TEST_MAPPING:   return v.kind == TV_DICT;
-        default:                  break;
-        }
-    }
+    bool r;
+    if (!a->npos && !a->nkw && tmpl_test_kind(id, v, &r))
+        return r;
     bound b;
     switch ((tmpl_test_id)id) {
     case TMPL_TEST_ODD:

@@ -595,23 +595,6 @@ const char *tv_type_name(tv v)
     return "object";
 }
 
-bool tv_truthy(tv v)
-{
-    switch ((tv_kind)v.kind) {
-    case TV_UNDEF:  return false;
-    case TV_NONE:   return false;
-    case TV_BOOL:   return v.u.b;
-    case TV_INT:    return v.u.i != 0;
-    case TV_BIGINT: return true;
-    case TV_FLOAT:  return v.u.f != 0.0;
-    case TV_STR:    return tv_s(v).len > 0;
-    case TV_LIST:   return (v.flags & TVF_ITER) || v.u.list->n > 0;
-    case TV_TUPLE:  return v.u.list->n > 0;
-    case TV_DICT:   return !tv_dict_empty(v.u.dict);
-    default:        return true;
-    }
-}
-
 static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int depth);
 static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth);
 

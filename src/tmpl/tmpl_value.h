@@ -388,8 +388,23 @@ tv tv_from_json(tmpl_rt *rt, const json *j);
 /* type(v).__name__ as Python error messages print it: "str", "int",
  * "NoneType", "dict", "list", "tuple", "Undefined", "Namespace", ... */
 const char *tv_type_name(tv v);
-/* bool(v). Undefined is false. */
-bool tv_truthy(tv v);
+/* bool(v). Undefined is false. Inline: every condition asks it. */
+static inline bool tv_truthy(tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_UNDEF:  return false;
+    case TV_NONE:   return false;
+    case TV_BOOL:   return v.u.b;
+    case TV_INT:    return v.u.i != 0;
+    case TV_BIGINT: return true;
+    case TV_FLOAT:  return v.u.f != 0.0;
+    case TV_STR:    return tv_s(v).len > 0;
+    case TV_LIST:   return (v.flags & TVF_ITER) || v.u.list->n > 0;
+    case TV_TUPLE:  return v.u.list->n > 0;
+    case TV_DICT:   return !tv_dict_empty(v.u.dict);
+    default:        return true;
+    }
+}
 /* str(v) and repr(v), appended to b. str of an Undefined is "" (a plain
  * Undefined prints nothing; Jinja does not raise there). Big values fail
  * with ERR_LIMIT past TMPL_MAX_OUTPUT. */
@@ -470,6 +485,20 @@ tv tv_loop_attr_value(tmpl_rt *rt, const tv_loop *l, tv_loop_attr a);
  * those). Argument errors raise TypeError as Python would. */
 tv   tmpl_filter_apply(tmpl_rt *rt, int id, tv v, const tv_args *args);
 bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args);
+/* The tests of a value's kind, the ones most often asked, when they have
+ * nothing to bind: true and *r set for those (tmpl_test_apply's first step,
+ * inline for the evaluator). */
+static ALWAYS_INLINE bool tmpl_test_kind(int id, tv v, bool *r)
+{
+    switch ((tmpl_test_id)id) {
+    case TMPL_TEST_DEFINED:   *r = v.kind != TV_UNDEF; return true;
+    case TMPL_TEST_UNDEFINED: *r = v.kind == TV_UNDEF; return true;
+    case TMPL_TEST_NONE:      *r = v.kind == TV_NONE; return true;
+    case TMPL_TEST_STRING:    *r = v.kind == TV_STR; return true;
+    case TMPL_TEST_MAPPING:   *r = v.kind == TV_DICT; return true;
+    default:                  return false;
+    }
+}
 
 /* Python's `fmt % args` for a str (or Markup) fmt: a tuple spreads, a dict
  * serves %(key)s, anything else is the one argument (tmpl_filters.c). */
