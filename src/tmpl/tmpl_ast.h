@@ -203,7 +203,8 @@ typedef struct tmpl_args {
 struct tmpl_node {
     u8  kind;     /* tmpl_kind */
     u8  op;       /* tmpl_op for BINOP; TMPL_CTX_* for NAME and TUPLE;
-                     COMPARE: 1 for `x.attr == 'str'` (or !=) */
+                     COMPARE: 1 for `x.attr == 'str'` (or !=); GETATTR:
+                     1 for `loop.<a loop attribute>` */
     u16 height;   /* expressions: 1 + the tallest child (at most
                      TMPL_MAX_EXPR_DEPTH); statements: 0 */
     i32 line;     /* as Jinja2 numbers it (see the top of this file) */

@@ -1320,6 +1320,27 @@ EVAL_FN(ev_dict)
 
 EVAL_FN(ev_getattr) { return getattr_of(e, n, eval(e, s, n->u.getattr.obj)); }
 
+/* loop.index0 and the like (GETATTR's op): `loop` where run_for puts it,
+ * first in the innermost scope, and its common attributes inline; any
+ * other case by ev_getattr. */
+EVAL_FN(ev_loop_attr)
+{
+    if (s->n > 0 && s->syms[0] == e->sym_loop && s->vals[0].kind == TV_LOOP) {
+        const tv_loop *l = s->vals[0].u.loop;
+        switch ((tv_loop_attr)n->u.getattr.meths.loop) {
+        case TVL_INDEX:  return tv_int(l->i + 1);
+        case TVL_INDEX0: return tv_int(l->i);
+        case TVL_FIRST:  return tv_bool(l->i == 0);
+        case TVL_LAST:   return tv_bool(l->i == l->n - 1);
+        case TVL_LENGTH: return tv_int(l->n);
+        default:
+            e->rt.line = n->line;
+            return tv_loop_attr_value(&e->rt, l, (tv_loop_attr)n->u.getattr.meths.loop);
+        }
+    }
+    return ev_getattr(e, s, n);
+}
+
 /* obj[index], obj[a:b:c] */
 EVAL_FN(ev_getitem)
 {
@@ -1516,7 +1537,7 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
     case TMPL_TUPLE:
     case TMPL_LIST:    return ev_seq(e, s, n);
     case TMPL_DICT:    return ev_dict(e, s, n);
-    case TMPL_GETATTR: return ev_getattr(e, s, n);
+    case TMPL_GETATTR: return n->op ? ev_loop_attr(e, s, n) : ev_getattr(e, s, n);
     case TMPL_GETITEM: return ev_getitem(e, s, n);
     case TMPL_CALL:    return ev_call(e, s, n);
     case TMPL_FILTER:  return ev_filter(e, s, n);

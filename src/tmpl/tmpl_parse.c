@@ -1034,6 +1034,8 @@ static tmpl_node *parse_subscript(parser *p, tmpl_node *obj)
             n->u.getattr.obj = obj;
             n->u.getattr.attr = ident(p, attr->v.s);
             n->u.getattr.meths = tmpl_getattr_meths(attr->v.s);
+            /* loop.index0 and the like: the evaluator's fast path */
+            n->op = obj->kind == TMPL_NAME && str_eq(obj->u.name.s, S("loop")) && n->u.getattr.meths.loop;
             child(p, n, obj);
             return n;
         }

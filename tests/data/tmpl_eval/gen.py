@@ -252,6 +252,15 @@ CASES = [
     ("str_eq_lengths", "{% for k in ['reasoning_content', 'reasoning_contenT', 'reasoning_content_', 'a' * 32, 'a' * 31 ~ 'b', "
      "'b' ~ 'a' * 31, 'a' * 18 ~ 'b' ~ 'a' * 13, 'x' * 16, 'x' * 15 ~ 'y'] %}{{ d[k] is defined }}{{ k == 'reasoning_content' }}{% endfor %}",
      {"d": {"reasoning_content": 1, "a" * 32: 2, "x" * 16: 3}}),
+    # loop.<attribute> where `loop` is the innermost loop's, and where it is
+    # something else: a macro's parameter, a with block's scope, an outer
+    # loop kept in a variable, a call block's body, a dict named loop at the top
+    ("loop_attr_shapes", "{% macro m(loop) %}{{ loop.index }}{% endmacro %}{% macro c() %}{{ caller() }}{% endmacro %}"
+     "{% for x in 'ab' %}{{ m({'index': 7}) }}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.last }}{{ loop.length }}"
+     "{{ loop.revindex }}{{ loop.revindex0 }}{{ loop.previtem }}{{ loop.nextitem }}{{ loop.depth }}{{ loop.depth0 }}"
+     "{% with y = 1 %}{{ loop.index0 }}{% endwith %}{% call c() %}[{{ loop.index }}]{% endcall %}"
+     "{% set outer = loop %}{% for z in [1, 2, 3] %}{{ outer.index }}{{ loop.index }}{% endfor %};{% endfor %}", {}),
+    ("loop_attr_top_dict", "{{ loop.index }}|{{ loop.first }}", {"loop": {"index": 3, "first": "f"}}),
     ("joiner_cycler", "{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('1', '2') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", {}),
 ]
 
