@@ -1224,6 +1224,8 @@ static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
     return tv_undef_hint(&e->rt, "UndefinedError", (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
 }
 
+static tv ev_attr_name(ev *e, scope *s, const tmpl_node *n);
+
 /* A comparison chain a < b < c ...: Python's, each operand evaluated
  * once and only while the links hold. */
 static bool compare(ev *e, scope *s, const tmpl_node *n)
@@ -1232,7 +1234,7 @@ static bool compare(ev *e, scope *s, const tmpl_node *n)
     if (n->op) {
         /* message.role == "user": the attribute without a dispatch, the
          * literal as it is */
-        tv a = getattr_of(e, first, eval(e, s, first->u.getattr.obj));
+        tv a = first->op == 2 ? ev_attr_name(e, s, first) : getattr_of(e, first, eval(e, s, first->u.getattr.obj));
         e->rt.line = n->line;
         str lit = n->u.cmp.rhs[0]->u.text;
         bool eq = a.kind == TV_STR ? str_eq(tv_s(a), lit) : tv_eq(a, tv_str(lit));
@@ -1319,6 +1321,37 @@ EVAL_FN(ev_dict)
 }
 
 EVAL_FN(ev_getattr) { return getattr_of(e, n, eval(e, s, n->u.getattr.obj)); }
+
+static NOINLINE tv lazy_attr_missing(ev *e, const tmpl_node *n, tv obj)
+{
+    e->rt.line = n->line;
+    return tv_undef_attr(&e->rt, obj, tv_str(n->u.getattr.attr.s));
+}
+
+/* name.attr of a name in the innermost scope bound to a dict of the
+ * context (GETATTR's op 2): its JSON members searched here, with only
+ * tail calls out, so that the common case needs no saved registers; any
+ * other case by ev_getattr. */
+EVAL_FN(ev_attr_name)
+{
+    tv obj;
+    if (!scope_own(s, n->u.getattr.obj->u.name.sym, &obj) || obj.kind != TV_DICT || !obj.u.dict->lazy)
+        return ev_getattr(e, s, n);
+    const tv_dict *d = obj.u.dict;
+    str key = n->u.getattr.attr.s;
+    const json_member *m = d->lazy->u.obj.members;
+    for (iz i = d->lazy->u.obj.n - 1; i >= 0; i--)   /* a repeated key: its last value */
+        if (str_eq(m[i].key, key)) {
+            const json *j = &m[i].val;
+            if (j->type == JSON_STR && j->u.s.len <= TV_MAX_STR)
+                return tv_str(j->u.s);
+            if (d->memo && d->memo[i].kind != TV_UNDEF)
+                return d->memo[i];
+            e->rt.line = n->line;
+            return tv_dict_lazy_member(d, i);
+        }
+    return lazy_attr_missing(e, n, obj);
+}
 
 /* loop.index0 and the like (GETATTR's op): `loop` where run_for puts it,
  * first in the innermost scope, and its common attributes inline; any
@@ -1537,7 +1570,8 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
     case TMPL_TUPLE:
     case TMPL_LIST:    return ev_seq(e, s, n);
     case TMPL_DICT:    return ev_dict(e, s, n);
-    case TMPL_GETATTR: return n->op ? ev_loop_attr(e, s, n) : ev_getattr(e, s, n);
+    case TMPL_GETATTR:
+        return n->op == 1 ? ev_loop_attr(e, s, n) : n->op == 2 ? ev_attr_name(e, s, n) : ev_getattr(e, s, n);
     case TMPL_GETITEM: return ev_getitem(e, s, n);
     case TMPL_CALL:    return ev_call(e, s, n);
     case TMPL_FILTER:  return ev_filter(e, s, n);

@@ -1035,7 +1035,10 @@ static tmpl_node *parse_subscript(parser *p, tmpl_node *obj)
             n->u.getattr.attr = ident(p, attr->v.s);
             n->u.getattr.meths = tmpl_getattr_meths(attr->v.s);
             /* loop.index0 and the like: the evaluator's fast path */
-            n->op = obj->kind == TMPL_NAME && str_eq(obj->u.name.s, S("loop")) && n->u.getattr.meths.loop;
+            if (obj->kind == TMPL_NAME && str_eq(obj->u.name.s, S("loop")) && n->u.getattr.meths.loop)
+                n->op = 1;
+            else if (obj->kind == TMPL_NAME && n->u.getattr.meths.dict_key)
+                n->op = 2;   /* message.role: a name's attribute that on a dict can only be a key */
             child(p, n, obj);
             return n;
         }

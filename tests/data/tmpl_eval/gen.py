@@ -261,6 +261,11 @@ CASES = [
      "{% with y = 1 %}{{ loop.index0 }}{% endwith %}{% call c() %}[{{ loop.index }}]{% endcall %}"
      "{% set outer = loop %}{% for z in [1, 2, 3] %}{{ outer.index }}{{ loop.index }}{% endfor %};{% endfor %}", {}),
     ("loop_attr_top_dict", "{{ loop.index }}|{{ loop.first }}", {"loop": {"index": 3, "first": "f"}}),
+    ("attr_of_loop_item", "{% for m in ms %}[{{ m.nope }}]{{ m.nope is defined }}{{ m.role }}{{ m.n }}{{ m.l }}{{ m.d.k }}{{ m.items is defined }};{% endfor %}",
+     {"ms": [{"role": "a", "n": 1, "l": [1], "d": {"k": None}}, {"role": "b", "n": 2.5, "l": [], "d": {"k": True}}]}),
+    ("attr_of_loop_item_missing_used", "{% for m in ms %}{{ m.nope + 1 }}{% endfor %}", {"ms": [{"role": "a"}]}),
+    ("attr_of_loop_item_kinds", "{% for m in ms %}[{{ m.role }}]{% endfor %}",
+     {"ms": [None, "str", [1], {"role": "r"}]}),
     ("joiner_cycler", "{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('1', '2') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", {}),
 ]
 
