@@ -205,7 +205,8 @@ struct tmpl_node {
     u8  op;       /* tmpl_op for BINOP; TMPL_CTX_* for NAME and TUPLE;
                      COMPARE: 1 for `x.attr == 'str'` (or !=); GETATTR:
                      1 for `loop.<a loop attribute>`, 2 for `name.attr`
-                     where attr can only be a dict's key */
+                     where attr can only be a dict's key; FILTER: 1 for
+                     `x|length` without arguments */
     u16 height;   /* expressions: 1 + the tallest child (at most
                      TMPL_MAX_EXPR_DEPTH); statements: 0 */
     i32 line;     /* as Jinja2 numbers it (see the top of this file) */

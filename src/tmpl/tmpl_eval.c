@@ -1067,8 +1067,6 @@ static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
     argv a;
     tv_args args = filter_args(e, s, n, &a);
     e->rt.line = n->line;
-    if (n->u.filter.id == TMPL_FILTER_LENGTH && !args.npos && !args.nkw && tv_is_seq(v))
-        return tv_int(v.u.list->n);   /* messages|length: f_length's answer without its dispatch */
     if (n->u.filter.id == TMPL_FILTER_UNKNOWN)
         tmpl_raise(&e->rt, "TemplateRuntimeError", "No filter named '%.*s' found.",
                    (int)n->u.filter.name.s.len, (const char *)n->u.filter.name.s.s);
@@ -1457,6 +1455,17 @@ EVAL_FN(ev_call)
 }
 
 EVAL_FN(ev_filter) { return eval_filter(e, s, n); }
+
+/* x|length without arguments (FILTER's op): a list's or tuple's length
+ * here, without the filter's frame and dispatch; the rest by f_length. */
+EVAL_FN(ev_length)
+{
+    tv v = eval(e, s, n->u.filter.arg);
+    if (tv_is_seq(v))
+        return tv_int(v.u.list->n);
+    e->rt.line = n->line;
+    return tmpl_filter_apply(&e->rt, TMPL_FILTER_LENGTH, v, NULL);
+}
 EVAL_FN(ev_test) { return tv_bool(eval_test(e, s, n)); }
 EVAL_FN(ev_not) { return tv_bool(!eval_cond(e, s, n->u.operand)); }
 EVAL_FN(ev_compare) { return tv_bool(compare(e, s, n)); }
@@ -1574,7 +1583,7 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
         return n->op == 1 ? ev_loop_attr(e, s, n) : n->op == 2 ? ev_attr_name(e, s, n) : ev_getattr(e, s, n);
     case TMPL_GETITEM: return ev_getitem(e, s, n);
     case TMPL_CALL:    return ev_call(e, s, n);
-    case TMPL_FILTER:  return ev_filter(e, s, n);
+    case TMPL_FILTER:  return n->op ? ev_length(e, s, n) : ev_filter(e, s, n);
     case TMPL_TEST:    return ev_test(e, s, n);
     case TMPL_NOT:     return ev_not(e, s, n);
     case TMPL_NEG:

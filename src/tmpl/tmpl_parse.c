@@ -1131,6 +1131,9 @@ static tmpl_node *parse_filter(parser *p, tmpl_node *n, bool start_inline)
         f->u.filter.id = tmpl_filter_lookup(f->u.filter.name.s);
         if (cur(p)->kind == TMPL_TOK_LPAREN)
             parse_call_args(p, f, &f->u.filter.args);
+        /* x|length without arguments: the evaluator's fast path */
+        const tmpl_args *fa = &f->u.filter.args;
+        f->op = f->u.filter.id == TMPL_FILTER_LENGTH && n && !fa->pos.n && !fa->nkw && !fa->star && !fa->dstar;
         n = f;
         start_inline = false;
     }
