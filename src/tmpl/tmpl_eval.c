@@ -1226,6 +1226,21 @@ static tv ev_attr_name(ev *e, scope *s, const tmpl_node *n);
 
 /* A comparison chain a < b < c ...: Python's, each operand evaluated
  * once and only while the links hold. */
+static bool compare(ev *e, scope *s, const tmpl_node *n);
+
+/* name.attr == 'str' (COMPARE's op, with op 2 on the GETATTR): the
+ * attribute by ev_attr_name, the literal as it is; inline in eval_cond, so
+ * that role tests make no call of their own. */
+static ALWAYS_INLINE bool compare_attr_str(ev *e, scope *s, const tmpl_node *n)
+{
+    tv a = ev_attr_name(e, s, n->u.cmp.first);
+    str lit = n->u.cmp.rhs[0]->u.text;
+    if (a.kind == TV_STR)
+        return str_eq(tv_s(a), lit) == (n->u.cmp.ops[0] == TMPL_OP_EQ);
+    e->rt.line = n->line;
+    return tv_eq(a, tv_str(lit)) == (n->u.cmp.ops[0] == TMPL_OP_EQ);
+}
+
 static bool compare(ev *e, scope *s, const tmpl_node *n)
 {
     const tmpl_node *first = n->u.cmp.first;
@@ -1283,7 +1298,8 @@ static bool eval_cond(ev *e, scope *s, const tmpl_node *n)
     case TMPL_AND:     return eval_cond(e, s, n->u.bin.l) && eval_cond(e, s, n->u.bin.r);
     case TMPL_OR:      return eval_cond(e, s, n->u.bin.l) || eval_cond(e, s, n->u.bin.r);
     case TMPL_TEST:    return eval_test(e, s, n);
-    case TMPL_COMPARE: return compare(e, s, n);
+    case TMPL_COMPARE:
+        return n->op && n->u.cmp.first->op == 2 ? compare_attr_str(e, s, n) : compare(e, s, n);
     default:           return tv_truthy(eval(e, s, n));
     }
 }
