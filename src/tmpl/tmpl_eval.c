@@ -1349,7 +1349,12 @@ static NOINLINE tv lazy_attr_missing(ev *e, const tmpl_node *n, tv obj)
 EVAL_FN(ev_attr_name)
 {
     tv obj;
-    if (!scope_own(s, n->u.getattr.obj->u.name.sym, &obj) || obj.kind != TV_DICT || !obj.u.dict->lazy)
+    i32 sym = n->u.getattr.obj->u.name.sym;
+    if (s->n > 1 && s->syms[1] == sym)   /* a loop's target: second, after `loop` */
+        obj = s->vals[1];
+    else if (!scope_own(s, sym, &obj))
+        return ev_getattr(e, s, n);
+    if (obj.kind != TV_DICT || !obj.u.dict->lazy)
         return ev_getattr(e, s, n);
     const tv_dict *d = obj.u.dict;
     str key = n->u.getattr.attr.s;
