@@ -1336,6 +1336,12 @@ EVAL_FN(ev_dict)
 
 EVAL_FN(ev_getattr) { return getattr_of(e, n, eval(e, s, n->u.getattr.obj)); }
 
+/* obj.name of a GETATTR node n, obj evaluated (getattr_of out of line). */
+static NOINLINE tv attr_of_value(ev *e, const tmpl_node *n, tv obj)
+{
+    return getattr_of(e, n, obj);
+}
+
 static NOINLINE tv lazy_attr_missing(ev *e, const tmpl_node *n, tv obj)
 {
     e->rt.line = n->line;
@@ -1350,12 +1356,17 @@ EVAL_FN(ev_attr_name)
 {
     tv obj;
     i32 sym = n->u.getattr.obj->u.name.sym;
+    const scope *r;
     if (s->n > 1 && s->syms[1] == sym)   /* a loop's target: second, after `loop` */
         obj = s->vals[1];
-    else if (!scope_own(s, sym, &obj))
+    else if (scope_own(s, sym, &obj))
+        ;
+    else if ((r = s->dense ? s : s->parent) && r->dense && r->has[sym])   /* the root's (ns) */
+        obj = r->dense[sym];
+    else
         return ev_getattr(e, s, n);
     if (obj.kind != TV_DICT || !obj.u.dict->lazy)
-        return ev_getattr(e, s, n);
+        return attr_of_value(e, n, obj);
     const tv_dict *d = obj.u.dict;
     str key = n->u.getattr.attr.s;
     const json_member *m = d->lazy->u.obj.members;
