@@ -75,30 +75,44 @@ if [ -z "$only" ] || [ "$only" = tmpl ]; then
 echo "Chat-template rendering, qwen3's template (assets/qwen3) over the agentic prompts, one core:"
 printf '%-15s %-6s %6s %8s %7s | %-22s | %-22s | %6s\n' \
     contexts parsed prompts "MB out" errors "tally renders/s  MB/s" "Jinja2 renders/s  MB/s" "x"
+# The two sides take turns, $rounds rounds of each (a Jinja2 run takes a
+# second, and the machine's speed drifts between minutes): each side's time
+# is the median of its rounds' medians.
+rounds=${BENCH_TMPL_ROUNDS:-3}
+medf() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for set in agentic_nonull agentic; do
     in=tests/data/tmpl/contexts/$set.jsonl
-    $pin "$bin/bench_tmpl" "$assets/qwen3" "$in" "$runs" >"$tmp/tc.$set" || exit 1
-    $pin "$python" bench/ref_tmpl.py "$assets/qwen3" "$in" 5 >"$tmp/tr.$set" || exit 1
-    c=$tmp/tc.$set r=$tmp/tr.$set
-    if [ "$(v sha256 "$c")" != "$(v sha256 "$r")" ]; then
-        echo "bench: qwen3 $set: tally's renderings differ from Jinja2's" \
-             "($(v out_bytes "$c") vs $(v out_bytes "$r") bytes, $(v errors "$c") vs $(v errors "$r") errors)" >&2
-        exit 1
-    fi
+    k=1
+    while [ "$k" -le "$rounds" ]; do
+        $pin "$bin/bench_tmpl" "$assets/qwen3" "$in" "$runs" >"$tmp/tc.$set.$k" || exit 1
+        $pin "$python" bench/ref_tmpl.py "$assets/qwen3" "$in" 3 >"$tmp/tr.$set.$k" || exit 1
+        c=$tmp/tc.$set.$k r=$tmp/tr.$set.$k
+        if [ "$(v sha256 "$c")" != "$(v sha256 "$r")" ]; then
+            echo "bench: qwen3 $set: tally's renderings differ from Jinja2's" \
+                 "($(v out_bytes "$c") vs $(v out_bytes "$r") bytes, $(v errors "$c") vs $(v errors "$r") errors)" >&2
+            exit 1
+        fi
+        k=$((k + 1))
+    done
+    c=$tmp/tc.$set.1
+    n=$(v inputs "$c") mb=$(awk -v b="$(v out_bytes "$c")" 'BEGIN { print b / 1e6 }')
     for mode in cold fresh; do
         p=""
         [ "$mode" = fresh ] && p=fresh_
-        printf '%-15s %-6s %6s %8.2f %7s | %14s %7s | %15s %6s | %5sx\n' "$set" "$mode" "$(v inputs "$c")" \
-            "$(awk -v b="$(v out_bytes "$c")" 'BEGIN { print b / 1e6 }')" "$(v errors "$c")" \
-            "$(v ${p}renders_per_s "$c")" "$(v ${p}out_mbps "$c")" "$(v ${p}renders_per_s "$r")" \
-            "$(v ${p}out_mbps "$r")" "$(div "$(v ${p}render_s "$r")" "$(v ${p}render_s "$c")")"
+        tc=$(cat "$tmp"/tc."$set".* | awk -v k="${p}render_s" '$1 == k { print $2 }' | medf)
+        tr=$(cat "$tmp"/tr."$set".* | awk -v k="${p}render_s" '$1 == k { print $2 }' | medf)
+        printf '%-15s %-6s %6s %8.2f %7s | %14.0f %7.2f | %15.0f %6.2f | %5sx\n' "$set" "$mode" "$n" "$mb" \
+            "$(v errors "$c")" "$(awk -v n="$n" -v t="$tc" 'BEGIN { print n / t }')" \
+            "$(awk -v m="$mb" -v t="$tc" 'BEGIN { print m / t }')" "$(awk -v n="$n" -v t="$tr" 'BEGIN { print n / t }')" \
+            "$(awk -v m="$mb" -v t="$tr" 'BEGIN { print m / t }')" "$(div "$tr" "$tc")"
     done
 done
 echo
 echo "MB out = rendered text; only rendering is timed (tally: chat_render_prompt, Jinja2: the"
 echo "oracle's job_prompt with the template compiled). parsed: cold = all prompts parsed first,"
 echo "then rendered (their trees are out of cache); fresh = each prompt parsed just before"
-echo "its render, as \`tally render\` and the counting do. Medians of $runs runs (Jinja2: 5);"
+echo "its render, as \`tally render\` and the counting do. The sides take turns, $rounds rounds"
+echo "each; a side's time is the median of its rounds' medians ($runs runs a round; Jinja2: 3);"
 echo "both sides' renderings (and failures, by exception class) must have the same sha256."
 echo "agentic_nonull: null assistant contents replaced by \"\" (all render); agentic: as given"
 echo "(most fail)."
