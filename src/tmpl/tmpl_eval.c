@@ -219,6 +219,9 @@ static tv load_name(ev *e, scope *s, const tmpl_ident *id)
     return tv_undef_name(&e->rt, id->s);
 }
 
+static tv ev_attr_name(ev *e, scope *s, const tmpl_node *n);
+static tv ev_loop_attr(ev *e, scope *s, const tmpl_node *n);
+
 /* An expression's value. Names and string literals, a third of what a
  * template evaluates, are taken here without a call. */
 static inline tv eval(ev *e, scope *s, const tmpl_node *n)
@@ -237,6 +240,8 @@ static inline tv eval(ev *e, scope *s, const tmpl_node *n)
             return r->dense[sym];
         return load_name(e, s, &n->u.name);
     }
+    case TMPL_GETATTR:   /* message.content, loop.index0: to their own functions directly */
+        return n->op == 2 ? ev_attr_name(e, s, n) : n->op == 1 ? ev_loop_attr(e, s, n) : eval_node(e, s, n);
     default:        return eval_node(e, s, n);
     }
 }
