@@ -1227,8 +1227,6 @@ static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
     return tv_undef_hint(&e->rt, "UndefinedError", (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
 }
 
-static tv ev_attr_name(ev *e, scope *s, const tmpl_node *n);
-
 /* A comparison chain a < b < c ...: Python's, each operand evaluated
  * once and only while the links hold. */
 static bool compare(ev *e, scope *s, const tmpl_node *n);
@@ -1353,10 +1351,11 @@ static NOINLINE tv lazy_attr_missing(ev *e, const tmpl_node *n, tv obj)
     return tv_undef_attr(&e->rt, obj, tv_str(n->u.getattr.attr.s));
 }
 
-/* name.attr of a name in the innermost scope bound to a dict of the
- * context (GETATTR's op 2): its JSON members searched here, with only
- * tail calls out, so that the common case needs no saved registers; any
- * other case by ev_getattr. */
+/* name.attr where attr can only be a dict's key (GETATTR's op 2): the
+ * name looked up in the innermost scope (a loop's target first, where
+ * run_for puts it) or the root; a lazy dict's JSON members searched here,
+ * with tail calls only out of the common case; any other value by
+ * getattr_of, any other name by ev_getattr. */
 EVAL_FN(ev_attr_name)
 {
     tv obj;
