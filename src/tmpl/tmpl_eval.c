@@ -1227,10 +1227,6 @@ static NOINLINE tv cond_undefined(ev *e, const tmpl_node *n)
     return tv_undef_hint(&e->rt, "UndefinedError", (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
 }
 
-/* A comparison chain a < b < c ...: Python's, each operand evaluated
- * once and only while the links hold. */
-static bool compare(ev *e, scope *s, const tmpl_node *n);
-
 /* name.attr == 'str' (COMPARE's op, with op 2 on the GETATTR): the
  * attribute by ev_attr_name, the literal as it is; inline in eval_cond, so
  * that role tests make no call of their own. */
@@ -1244,6 +1240,8 @@ static ALWAYS_INLINE bool compare_attr_str(ev *e, scope *s, const tmpl_node *n)
     return tv_eq(a, tv_str(lit)) == (n->u.cmp.ops[0] == TMPL_OP_EQ);
 }
 
+/* A comparison chain a < b < c ...: Python's, each operand evaluated
+ * once and only while the links hold. */
 static bool compare(ev *e, scope *s, const tmpl_node *n)
 {
     const tmpl_node *first = n->u.cmp.first;
