@@ -15,13 +15,24 @@
 enum { CASES_NOW = 1736942400 };
 
 
-/* Renders `src` with the members of the JSON object `vars` as variables. */
+/* Renders `src` with the members of the JSON object `vars` as variables.
+ * A compile error Jinja raises too (its class in the diag: from_string
+ * fails where the reference renders) comes back as that exception in te;
+ * any other as -1. */
 static int render(arena *perm, arena *scratch, str src, const json *vars, buf *out,
                   tmpl_error *te, err *ce)
 {
-    tmpl_prog *p = tmpl_compile(perm, src, ce, NULL);
-    if (!p)
-        return -1;
+    tmpl_diag d;
+    tmpl_prog *p = tmpl_compile(perm, src, ce, &d);
+    if (!p) {
+        if (!d.kind)
+            return -1;
+        memset(te, 0, sizeof *te);
+        te->exc = d.kind;
+        te->code = ce->code;
+        snprintf(te->msg, sizeof te->msg, "%s", ce->msg);
+        return ce->code;
+    }
     i32 n = vars ? (i32)vars->u.obj.n : 0;
     tmpl_var *v = n ? NEW(perm, tmpl_var, n) : NULL;
     for (i32 i = 0; i < n; i++) {

@@ -36,7 +36,8 @@ enum {
 /* Detail of a failed compile, for messages that match Jinja's. */
 typedef struct tmpl_diag {
     /* The Python exception Jinja2 raises for this input:
-     * "TemplateSyntaxError", "TemplateAssertionError" or "SyntaxError";
+     * "TemplateSyntaxError", "TemplateAssertionError", "SyntaxError" or
+     * "AssertionError" (a name Jinja's compiler cannot resolve);
      * NULL when the failure is ours alone (ERR_LIMIT, ERR_UNSUPPORTED,
      * ERR_UTF8, ERR_NOMEM). mlcommons records "<kind>: <e.msg>". */
     const char *kind;

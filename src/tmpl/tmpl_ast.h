@@ -20,9 +20,11 @@
  * Notes for the evaluator (Jinja semantics the shape alone does not say):
  *  - TEXT is final: trim_blocks, lstrip_blocks and -/+ are already applied.
  *  - {{ a, b }} prints a TUPLE, i.e. Python's "(1, 2)".
- *  - FOR: the filter runs before the loop, so loop.index/length/last count
- *    only the items that pass; orelse runs when no item did; names set in
- *    the body do not leak out; a recursive loop's body may call loop(x).
+ *  - FOR: the filter tests each item when the loop asks for the next one
+ *    (a generator), so loop.index/length/last count only the items that
+ *    pass; orelse runs when no iteration reached the end of the body;
+ *    names set in the body do not leak out (see "frames" below); a
+ *    recursive loop's body may call loop(x).
  *  - MACRO defaults are evaluated at call time, inside the macro; a macro
  *    body also sees `caller`, `varargs` and `kwargs` when it uses them.
  *    CALL_BLOCK and GENERATION bodies are macros too (own scope).
@@ -40,6 +42,7 @@
 #include "../base/base.h"
 
 typedef struct tmpl_node tmpl_node;
+typedef struct tmpl_frame tmpl_frame;
 
 typedef enum tmpl_kind {
     /* ---- statements: the items of a body ---- */
@@ -200,6 +203,65 @@ typedef struct tmpl_args {
     tmpl_node  *dstar;   /* **expr or NULL */
 } tmpl_args;
 
+
+/* ---- frames: where each name lives (tmpl_frames.c) ---------------------
+ * Jinja compiles a template to Python functions: the template itself, each
+ * macro and call block body (and transformers' {% generation %} body, a call
+ * block's), a recursive loop's body, a loop filter. A name is one Python
+ * variable of one of them, `l_<level>_<name>`, chosen at compile time
+ * (jinja2/idtracking.py): a loop, with, filter, set block or autoescape body
+ * is a frame one level deeper in the same function, and its variables live
+ * on after it as `missing`; a nested function reads its enclosing
+ * functions' variables as they are when it reads them (Python closures).
+ * tmpl_frames gives every function an activation of `nslots` slots, every
+ * NAME (and NSREF) node its slot (tmpl_node.slot, `up` functions out) and
+ * whether a `missing` there reads as an Undefined (TMPL_NAME_CHECK), and
+ * every frame the instructions Jinja runs on entering it (tmpl_load); on
+ * leaving it (unless `keep`) all its loads' slots become `missing`. */
+typedef enum tmpl_load_action {
+    TMPL_LOAD_PARAM = 1,   /* assigned by the loop, macro or with itself */
+    TMPL_LOAD_RESOLVE,     /* the render variable or global named `sym`, else missing */
+    TMPL_LOAD_ALIAS,       /* the value of slot `from`, `up` functions out */
+    TMPL_LOAD_UNDEFINED,   /* missing */
+} tmpl_load_action;
+
+typedef struct tmpl_load {
+    u16 slot;    /* in this frame's function */
+    u8  action;  /* tmpl_load_action */
+    u8  up;      /* ALIAS */
+    i32 arg;     /* RESOLVE: the name's sym; ALIAS: the slot read */
+} tmpl_load;
+
+struct tmpl_frame {
+    tmpl_load  *loads;      /* those to run on entry first (nenter), then PARAMs */
+    i32         nloads, nenter;
+    i32         nslots;     /* a function's first frame: its activation's size */
+    bool        keep;       /* leaving does not reset (a function's own frame) */
+    /* FOR: `loop`'s slot (-1 when the body never names it); the else
+     * branch's frame; the filter's function; the body is a function
+     * (recursive) */
+    i32         loop_slot;
+    tmpl_frame *orelse, *test;
+    bool        function;
+    /* MACRO, CALL_BLOCK (GENERATION): the slots of caller, kwargs,
+     * varargs when the body reads them as Jinja's special parameters, else
+     * -1; which the macro takes (TMPL_USES_*: Jinja's MacroRef.accesses_*,
+     * caller even when it is a parameter) */
+    i32         caller_slot, kwargs_slot, varargs_slot;
+    u8          uses;
+    /* scoped BLOCK: the names visible where it is (dump_stores) and
+     * their slots there, for its derived context; a FOR's filter
+     * function: the slot of each name of the target, in order */
+    tmpl_load  *locals;
+    i32         nlocals;
+};
+
+enum { TMPL_USES_CALLER = 1, TMPL_USES_VARARGS = 2, TMPL_USES_KWARGS = 4 };
+
+enum { TMPL_NAME_CHECK = 1,    /* tmpl_node.flags of a NAME load: missing reads as Undefined */
+       TMPL_NAME_EXPORT = 2,   /* of a NAME store at the top level: also context.vars */
+       TMPL_MAX_SLOTS = 65535 };
+
 struct tmpl_node {
     u8  kind;     /* tmpl_kind */
     u8  op;       /* tmpl_op for BINOP; TMPL_CTX_* for NAME and TUPLE;
@@ -211,6 +273,11 @@ struct tmpl_node {
                      TMPL_MAX_EXPR_DEPTH); statements: 0 */
     i32 line;     /* as Jinja2 numbers it (see the top of this file) */
     i32 col;      /* 1-based, in code points */
+    /* NAME, NSREF: the variable (tmpl_frames): slot `slot` of the function
+     * `up` functions out from the one the node is in; flags TMPL_NAME_* */
+    u16 slot;
+    u8  up;
+    u8  flags;
     union {
         str        text;      /* TEXT, STR (valid UTF-8) */
         bool       b;         /* BOOL */
@@ -258,6 +325,7 @@ struct tmpl_node {
             tmpl_list  body;
             tmpl_list  orelse;   /* runs when no item passed the filter */
             bool       recursive;
+            tmpl_frame *frame;
         } for_;
         struct {
             tmpl_node *target;   /* NAME, TUPLE or NSREF */
@@ -267,6 +335,7 @@ struct tmpl_node {
             tmpl_node *target;
             tmpl_node *filter;   /* FILTER chain applied to the body, or NULL */
             tmpl_list  body;
+            tmpl_frame *frame;
         } setblock;
         struct {
             tmpl_ident name;     /* MACRO only */
@@ -274,21 +343,25 @@ struct tmpl_node {
             tmpl_list  defaults; /* for the last defaults.n params */
             tmpl_node *call;     /* CALL_BLOCK only: a CALL node */
             tmpl_list  body;
+            tmpl_frame *frame;
         } macro;
         struct {
             tmpl_node *filter;   /* FILTER chain; its innermost arg is NULL */
             tmpl_list  body;
+            tmpl_frame *frame;
         } fblock;                /* FILTER_BLOCK, GENERATION */
         struct {
             tmpl_list targets;   /* NAME/TUPLE, ctx param */
             tmpl_list values;    /* evaluated in the outer scope */
             tmpl_list body;
+            tmpl_frame *frame;
         } with;
-        struct { tmpl_node *value; tmpl_list body; } autoescape;
+        struct { tmpl_node *value; tmpl_list body; tmpl_frame *frame; } autoescape;
         struct {
             tmpl_ident name;
             bool       scoped, required;
             tmpl_list  body;
+            tmpl_frame *frame;
         } block;
         struct {
             tmpl_node  *tmpl;         /* the template name expression */
@@ -314,14 +387,22 @@ typedef struct tmpl_prog {
     i32      *symtab;   /* hash index of syms (open addressing: sym + 1, 0
                            empty; symcap a power of two): tmpl_sym_find */
     iz        symcap;
-    /* Symbols every render asks for, found once by tmpl_eval_bind (-1 when
-     * the template never names them): the loop and macro variables and the
-     * global functions (indexed by tv_func, tmpl_value.h). */
-    i32       sym_loop, sym_caller, sym_varargs, sym_kwargs;
+    /* The symbols of the global functions (indexed by tv_func,
+     * tmpl_value.h), found once by tmpl_eval_bind (-1 when the template
+     * never names them). */
     i32       sym_global[TMPL_NGLOBALS];
+    tmpl_frame *frame;   /* the template's own function (tmpl_frames) */
+    bool      has_blocks;
 } tmpl_prog;
 
-/* Fills the prog's sym_* fields (tmpl_eval.c); the compiler calls it last. */
+/* Resolves every name of p (see "frames" above), allocating in a. Returns
+ * ERR_OK, or with *bad the node (maybe NULL) and msg the message:
+ * ERR_SYNTAX for a name Jinja's compiler cannot resolve (its
+ * AssertionError), ERR_LIMIT past TMPL_MAX_SLOTS or the work budget,
+ * ERR_NOMEM. */
+int tmpl_frames(tmpl_prog *p, arena *a, const tmpl_node **bad, char *msg, iz msgcap);
+
+/* Fills the prog's sym_global (tmpl_eval.c); the compiler calls it last. */
 void tmpl_eval_bind(tmpl_prog *p);
 
 #endif

@@ -4,12 +4,13 @@
  * Values are tmpl_value.h's; filters, tests and methods live in their own
  * files. Errors longjmp out of any depth to tmpl_render (tmpl_raise).
  *
- * Scopes follow what Jinja's compiled code does: the template's top level
- * is one scope (the render variables, then what top-level {% set %}
- * assigns); each iteration of a for loop, each macro call, each with,
- * filter, set and generation block opens a child scope whose assignments
- * vanish when it ends. A name is looked up from the innermost scope
- * outwards at the time it is read, then among the globals. */
+ * Variables are those of Jinja's generated Python, resolved at compile
+ * time (tmpl_frames.c, "frames" in tmpl_ast.h): each call of one of the
+ * template's functions (the template, a macro, a caller, ...) is an
+ * activation with a slot per variable; a name reads its slot, in its own
+ * activation or one its function is nested in; entering a frame (a loop
+ * iteration, a with, filter or set block) runs its loads, leaving it makes
+ * its variables missing. */
 #include "tmpl.h"
 
 #include <math.h>
@@ -19,24 +20,16 @@
 #include "tmpl_pystr.h"
 #include "tmpl_value.h"
 
-/* ---- scopes ------------------------------------------------------------ */
-
-enum { SCOPE_INLINE = 4 };   /* assignments a scope holds without allocating */
-
-typedef struct scope scope;
-struct scope {
-    scope *parent;
-    /* the root: a slot per symbol of the program */
-    tv    *dense;
-    u8    *has;
-    /* other scopes: a few assignments, searched linearly; the first ones
-     * (a loop's `loop` and its target, say) in the scope itself */
-    i32   *syms;
-    tv    *vals;
-    i32    n, cap;
-    u64    mask;   /* bit sym % 64 set for each sym assigned: most misses skip the search */
-    i32    isyms[SCOPE_INLINE];
-    tv     ivals[SCOPE_INLINE];
+/* ---- activations --------------------------------------------------------
+ * A call of one of the template's functions (tmpl_frames, tmpl_ast.h): the
+ * template itself, a macro or caller, a generation body, a recursive
+ * loop's body, a loop filter. Its slots are that function's variables
+ * (TV_MISSING until set); `up` is the activation of the function it is
+ * defined in, whose variables it reads as they are when it reads them. */
+typedef struct act act;
+struct act {
+    act *up;
+    tv  *slot;
 };
 
 typedef struct ev {
@@ -44,103 +37,114 @@ typedef struct ev {
     const tmpl_prog *p;
     buf             *out;
     iz               max_output;
-    scope           *root;
     /* the captured body a FILTER with a NULL arg filters (filter and set blocks) */
     tv               body_arg;
-    i32              sym_loop, sym_caller, sym_varargs, sym_kwargs;
-    i32              global_sym[TVFN_COUNT];
+    /* Jinja's context: the render variables by symbol; context.vars (what
+     * the top level assigns, kept only when a block may read it); a scoped
+     * block's locals while it runs */
+    tv              *vars;
+    u8              *has_var;
+    tv              *exported;
+    u8              *has_exported;
+    const tv        *block_locals;
+    const tmpl_frame *block_frame;
 } ev;
 
 enum { X_OK = 0, X_BREAK, X_CONTINUE };
 
-/* A scope with no assignments, its own room in use. */
-static void scope_empty(scope *s)
+static act *act_new(ev *e, act *up, const tmpl_frame *fr)
 {
-    s->syms = s->isyms;
-    s->vals = s->ivals;
-    s->n = 0;
-    s->cap = SCOPE_INLINE;
-    s->mask = 0;
+    act *a = NEW_NZ(e->rt.a, act, 1);
+    a->up = up;
+    a->slot = fr->nslots ? NEW_NZ(e->rt.a, tv, fr->nslots) : NULL;
+    for (i32 i = 0; i < fr->nslots; i++)
+        a->slot[i] = tv_missing();
+    return a;
 }
 
-static scope *scope_new(ev *e, scope *parent)
+static NOINLINE const act *act_up_far(const act *a, u8 up)
 {
-    scope *s = NEW_NZ(e->rt.a, scope, 1);
-    s->parent = parent;
-    s->dense = NULL;
-    s->has = NULL;
-    scope_empty(s);
-    return s;
+    for (; up; up--)
+        a = a->up;
+    return a;
 }
 
-static void scope_set(ev *e, scope *s, i32 sym, tv v)
+static ALWAYS_INLINE const act *act_up(const act *a, u8 up)
 {
-    if (s->dense) {
-        s->dense[sym] = v;
-        s->has[sym] = 1;
+    return likely(up == 0) ? a : act_up_far(a, up);
+}
+
+static NOINLINE tv resolve_block(ev *e, i32 sym)
+{
+    if (e->block_locals) {
+        const tmpl_frame *fr = e->block_frame;
+        for (i32 i = 0; i < fr->nlocals; i++)
+            if (fr->locals[i].arg == sym && e->block_locals[i].kind != TV_MISSING)
+                return e->block_locals[i];
+    }
+    if (e->exported && e->has_exported[sym])
+        return e->exported[sym];
+    return e->has_var[sym] ? e->vars[sym] : tv_missing();
+}
+
+/* Jinja's Context.resolve_or_missing: a scoped block's locals, what the
+ * top level assigned so far, the render variables and the globals
+ * (tmpl_render puts the globals among the variables). */
+static ALWAYS_INLINE tv resolve(ev *e, i32 sym)
+{
+    if (unlikely(e->block_locals || e->exported))
+        return resolve_block(e, sym);
+    return e->has_var[sym] ? e->vars[sym] : tv_missing();
+}
+
+/* enter_frame: the frame's loads, in activation s. */
+static ALWAYS_INLINE void frame_enter(ev *e, act *s, const tmpl_frame *fr)
+{
+    for (i32 i = 0; i < fr->nenter; i++) {
+        const tmpl_load *l = &fr->loads[i];
+        switch ((tmpl_load_action)l->action) {
+        case TMPL_LOAD_PARAM: break;
+        case TMPL_LOAD_RESOLVE: s->slot[l->slot] = resolve(e, l->arg); break;
+        case TMPL_LOAD_ALIAS: s->slot[l->slot] = act_up(s, l->up)->slot[l->arg]; break;
+        case TMPL_LOAD_UNDEFINED: s->slot[l->slot] = tv_missing(); break;
+        }
+    }
+}
+
+/* leave_frame: what the frame loaded is missing again. */
+static void frame_leave(act *s, const tmpl_frame *fr)
+{
+    if (fr->keep)
         return;
-    }
-    s->mask |= (u64)1 << (sym & 63);
-    for (i32 i = 0; i < s->n; i++)
-        if (s->syms[i] == sym) {
-            s->vals[i] = v;
-            return;
-        }
-    if (s->n == s->cap) {
-        i32 cap = s->cap ? s->cap * 2 : 4;
-        i32 *syms = NEW_NZ(e->rt.a, i32, cap);
-        tv *vals = NEW_NZ(e->rt.a, tv, cap);
-        if (s->n) {
-            memcpy(syms, s->syms, sizeof *syms * (size_t)s->n);
-            memcpy(vals, s->vals, sizeof *vals * (size_t)s->n);
-        }
-        s->syms = syms;
-        s->vals = vals;
-        s->cap = cap;
-    }
-    s->syms[s->n] = sym;
-    s->vals[s->n] = v;
-    s->n++;
+    for (i32 i = 0; i < fr->nloads; i++)
+        s->slot[fr->loads[i].slot] = tv_missing();
 }
 
-/* scope_set of a symbol not in the scope, into a new scope's own room */
-static inline void scope_put_new(scope *s, i32 sym, tv v)
+static NOINLINE tv undefined_name(ev *e, const tmpl_node *n)
 {
-    ASSERT(!s->dense && s->n < SCOPE_INLINE && s->syms == s->isyms);
-    s->mask |= (u64)1 << (sym & 63);
-    s->isyms[s->n] = sym;
-    s->ivals[s->n] = v;
-    s->n++;
+    str name = n->kind == TMPL_NAME ? n->u.name.s : n->u.nsref.name.s;
+    return tv_undef_name(&e->rt, name);
 }
 
-/* sym among the scope's own assignments (not the root's dense slots: the
- * root's mask stays 0). */
-static ALWAYS_INLINE bool scope_own(const scope *s, i32 sym, tv *out)
+/* A NAME (or NSREF's name) node's variable; missing reads as an Undefined
+ * where Jinja's code checks for it. */
+static ALWAYS_INLINE tv load_var(ev *e, const act *s, const tmpl_node *n)
 {
-    if (!(s->mask >> (sym & 63) & 1))
-        return false;
-    for (i32 i = s->n - 1; i >= 0; i--)
-        if (s->syms[i] == sym) {
-            *out = s->vals[i];
-            return true;
-        }
-    return false;
+    tv v = act_up(s, n->up)->slot[n->slot];
+    if (unlikely(v.kind == TV_MISSING) && (n->flags & TMPL_NAME_CHECK))
+        return undefined_name(e, n);
+    return v;
 }
 
-static bool scope_get(const scope *s, i32 sym, tv *out)
+/* A store into a NAME node's variable (always the current function's). */
+static ALWAYS_INLINE void store_var(ev *e, act *s, const tmpl_node *n, i32 sym, tv v)
 {
-    for (; s; s = s->parent) {
-        if (s->dense) {
-            if (s->has[sym]) {
-                *out = s->dense[sym];
-                return true;
-            }
-            continue;
-        }
-        if (scope_own(s, sym, out))
-            return true;
+    ASSERT(n->up == 0);
+    s->slot[n->slot] = v;
+    if (unlikely(n->flags & TMPL_NAME_EXPORT) && e->exported) {
+        e->exported[sym] = v;
+        e->has_exported[sym] = 1;
     }
-    return false;
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -169,8 +173,8 @@ static void emit_value(ev *e, tv v)
         tmpl_fail(&e->rt, ERR_LIMIT, "the output grew past %lld bytes", (long long)e->max_output);
 }
 
-static int exec_body(ev *e, scope *s, const tmpl_list *body);
-static tv eval_node(ev *e, scope *s, const tmpl_node *n);
+static int exec_body(ev *e, act *s, const tmpl_list *body);
+static tv eval_node(ev *e, act *s, const tmpl_node *n);
 
 /* The bytes of b from `start` on, copied into the arena (b->data may still
  * be NULL when nothing was written). Checked: the caller's max_output may
@@ -183,7 +187,7 @@ static tv tail_copy(ev *e, const buf *b, iz start)
 }
 
 /* Runs a body into a string instead of the output. */
-static tv capture(ev *e, scope *s, const tmpl_list *body)
+static tv capture(ev *e, act *s, const tmpl_list *body)
 {
     iz start = e->out->len;
     exec_body(e, s, body);
@@ -202,50 +206,26 @@ static const char *const global_names[TVFN_COUNT] = {
 
 _Static_assert((int)TVFN_COUNT <= (int)TMPL_NGLOBALS, "tmpl_prog.sym_global is too small");
 
+_Static_assert((int)TVM_USES_CALLER == (int)TMPL_USES_CALLER &&
+                   (int)TVM_USES_VARARGS == (int)TMPL_USES_VARARGS &&
+                   (int)TVM_USES_KWARGS == (int)TMPL_USES_KWARGS, "tmpl_frame.uses is a tv_macro's");
+
 void tmpl_eval_bind(tmpl_prog *p)
 {
-    p->sym_loop = tmpl_sym_find(p, S("loop"));
-    p->sym_caller = tmpl_sym_find(p, S("caller"));
-    p->sym_varargs = tmpl_sym_find(p, S("varargs"));
-    p->sym_kwargs = tmpl_sym_find(p, S("kwargs"));
     for (int f = 0; f < TMPL_NGLOBALS; f++)
         p->sym_global[f] = f > 0 && f < TVFN_COUNT ? tmpl_sym_find(p, str_cstr(global_names[f])) : -1;
 }
 
-static tv load_name(ev *e, scope *s, const tmpl_ident *id)
-{
-    tv v;
-    if (scope_get(s, id->sym, &v))
-        return v;
-    for (int f = 1; f < TVFN_COUNT; f++)
-        if (e->global_sym[f] == id->sym) {
-            tv g = {.kind = TV_FUNC, .id = (u16)f};
-            return g;
-        }
-    return tv_undef_name(&e->rt, id->s);
-}
-
-static tv ev_attr_name(ev *e, scope *s, const tmpl_node *n);
-static tv ev_loop_attr(ev *e, scope *s, const tmpl_node *n);
+static tv ev_attr_name(ev *e, act *s, const tmpl_node *n);
+static tv ev_loop_attr(ev *e, act *s, const tmpl_node *n);
 
 /* An expression's value. Names and string literals, a third of what a
  * template evaluates, are taken here without a call. */
-static inline tv eval(ev *e, scope *s, const tmpl_node *n)
+static inline tv eval(ev *e, act *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
     case TMPL_STR:  return tv_str(n->u.text);
-    case TMPL_NAME: {
-        /* the innermost scope's own names (a loop's target, `loop`), and
-         * the root's when it is the innermost or the next, without a call */
-        tv v;
-        i32 sym = n->u.name.sym;
-        if (scope_own(s, sym, &v))
-            return v;
-        const scope *r = s->dense ? s : s->parent;
-        if (r && r->dense && r->has[sym])
-            return r->dense[sym];
-        return load_name(e, s, &n->u.name);
-    }
+    case TMPL_NAME: return load_var(e, s, n);
     case TMPL_GETATTR:   /* message.content, loop.index0: to their own functions directly */
         return n->op == 2 ? ev_attr_name(e, s, n) : n->op == 1 ? ev_loop_attr(e, s, n) : eval_node(e, s, n);
     default:        return eval_node(e, s, n);
@@ -268,11 +248,11 @@ static const tv *unpack(ev *e, tv v, iz n)
     return items;
 }
 
-static void assign(ev *e, scope *s, const tmpl_node *target, tv v)
+static void assign(ev *e, act *s, const tmpl_node *target, tv v)
 {
     switch (target->kind) {
     case TMPL_NAME:
-        scope_set(e, s, target->u.name.sym, v);
+        store_var(e, s, target, target->u.name.sym, v);
         return;
     case TMPL_TUPLE: {
         const tv *items = unpack(e, v, target->u.items.n);
@@ -281,7 +261,7 @@ static void assign(ev *e, scope *s, const tmpl_node *target, tv v)
         return;
     }
     case TMPL_NSREF: {
-        tv ns = load_name(e, s, &target->u.nsref.name);
+        tv ns = act_up(s, target->up)->slot[target->slot];
         if (ns.kind != TV_NS)
             tmpl_raise(&e->rt, "TemplateRuntimeError", "cannot assign attribute on non-namespace object");
         tv_dict_set(&e->rt, ns.u.dict, tv_str(target->u.nsref.attr.s), v);
@@ -648,7 +628,7 @@ static void argv_kw(ev *e, argv *a, str name, tv v)
     a->kw[a->nkw++] = v;
 }
 
-static void eval_args(ev *e, scope *s, const tmpl_args *in, argv *out)
+static void eval_args(ev *e, act *s, const tmpl_args *in, argv *out)
 {
     for (i32 i = 0; i < in->pos.n; i++)
         argv_pos(e, out, eval(e, s, in->pos.v[i]));
@@ -683,7 +663,7 @@ static tv_args args_view(const argv *a)
 
 static tv call_value(ev *e, tv callee, const tv_args *args);
 
-static tv macro_value(ev *e, scope *closure, const tmpl_node *n, str name, u8 uses)
+static tv macro_value(ev *e, act *closure, const tmpl_node *n, str name, u8 uses)
 {
     tv_macro *m = NEW(e->rt.a, tv_macro, 1);
     e->rt.escapes++;
@@ -709,40 +689,25 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
     if (++e->rt.depth > TMPL_MAX_CALL_DEPTH)
         tmpl_raise(&e->rt, "RecursionError", "maximum recursion depth exceeded");
 
-    scope *s = scope_new(e, (scope *)m->closure);
+    const tmpl_frame *fr = n->u.macro.frame;
+    act *s = act_new(e, (act *)m->closure, fr);
     u8 *used_kw = args->nkw ? NEW(e->rt.a, u8, args->nkw) : NULL;
     bool found_caller = false;
-    i32 first_default = np - defaults->n;
+    /* Macro.__call__: the arguments given (a missing one stays missing) */
     for (i32 i = 0; i < np; i++) {
         const tmpl_node *p = params->v[i];
-        tv v;
-        bool have = false;
         if (i < args->npos) {
-            v = args->pos[i];
-            have = true;
-        } else {
-            for (i32 k = 0; k < args->nkw; k++)
-                if (!used_kw[k] && str_eq(args->kwname[k], p->u.name.s)) {
-                    v = args->kw[k];
-                    used_kw[k] = 1;
-                    have = true;
-                    break;
-                }
-            if (str_eq(p->u.name.s, S("caller")))
-                found_caller = true;
+            s->slot[p->slot] = args->pos[i];
+            continue;
         }
-        if (!have) {
-            if (i >= first_default) {
-                v = eval(e, s, defaults->v[i - first_default]);
-            } else {
-                char hint[160];
-                snprintf(hint, sizeof hint, "parameter '%.*s' was not provided",
-                         (int)MIN(p->u.name.s.len, 100), (const char *)p->u.name.s.s);
-                v = tv_undef_hint(&e->rt, "UndefinedError",
-                                  (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
+        for (i32 k = 0; k < args->nkw; k++)
+            if (!used_kw[k] && str_eq(args->kwname[k], p->u.name.s)) {
+                s->slot[p->slot] = args->kw[k];
+                used_kw[k] = 1;
+                break;
             }
-        }
-        scope_set(e, s, p->u.name.sym, v);
+        if (str_eq(p->u.name.s, S("caller")))
+            found_caller = true;
     }
     if (args->npos >= np && np > 0)
         found_caller = false;   /* Jinja's explicit_caller: a `caller` parameter */
@@ -757,9 +722,8 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
                 used_kw[k] = 1;
                 break;
             }
-        i32 sym = e->sym_caller;
-        if (sym >= 0)
-            scope_set(e, s, sym, caller);
+        if (fr->caller_slot >= 0)
+            s->slot[fr->caller_slot] = caller;
     }
     str mname = m->name.len ? m->name : S("caller");
     if (uses_kwargs) {
@@ -767,9 +731,8 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         for (i32 k = 0; k < args->nkw; k++)
             if (!used_kw[k])
                 tv_dict_set(&e->rt, d.u.dict, tv_str(args->kwname[k]), args->kw[k]);
-        i32 sym = e->sym_kwargs;
-        if (sym >= 0)
-            scope_set(e, s, sym, d);
+        if (fr->kwargs_slot >= 0)
+            s->slot[fr->kwargs_slot] = d;
     } else {
         for (i32 k = 0; k < args->nkw; k++)
             if (!used_kw[k]) {
@@ -788,12 +751,29 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         tv t = tv_tuple_new(&e->rt, extra);
         for (iz k = 0; k < extra; k++)
             t.u.list->v[k] = args->pos[np + k];
-        i32 sym = e->sym_varargs;
-        if (sym >= 0)
-            scope_set(e, s, sym, t);
+        if (fr->varargs_slot >= 0)
+            s->slot[fr->varargs_slot] = t;
     } else if (args->npos > np) {
         tmpl_raise(&e->rt, "TypeError", "macro '%.*s' takes not more than %d argument(s)",
                    (int)mname.len, (const char *)mname.s, (int)np);
+    }
+    /* the macro's function: its frame, then each parameter still missing
+     * takes its default (evaluated in the macro) or an Undefined */
+    frame_enter(e, s, fr);
+    i32 first_default = np - defaults->n;
+    for (i32 i = 0; i < np; i++) {
+        const tmpl_node *p = params->v[i];
+        if (s->slot[p->slot].kind != TV_MISSING)
+            continue;
+        if (i >= first_default) {
+            s->slot[p->slot] = eval(e, s, defaults->v[i - first_default]);
+        } else {
+            char hint[160];
+            snprintf(hint, sizeof hint, "parameter '%.*s' was not provided",
+                     (int)MIN(p->u.name.s.len, 100), (const char *)p->u.name.s.s);
+            s->slot[p->slot] = tv_undef_hint(&e->rt, "UndefinedError",
+                                             (const char *)arena_strdup(e->rt.a, str_cstr(hint)).s);
+        }
     }
     i32 line = e->rt.line;
     tv r = capture(e, s, &n->u.macro.body);
@@ -1062,7 +1042,7 @@ static bool slice_bound_ok(tv v)
 /* The arguments of a FILTER or TEST node, evaluated into a (in the
  * caller's frame); most filters and tests have none, and then nothing is
  * collected. */
-static ALWAYS_INLINE tv_args filter_args(ev *e, scope *s, const tmpl_node *n, argv *a)
+static ALWAYS_INLINE tv_args filter_args(ev *e, act *s, const tmpl_node *n, argv *a)
 {
     const tmpl_args *in = &n->u.filter.args;
     if (!in->pos.n && !in->nkw && !in->star && !in->dstar)
@@ -1072,7 +1052,7 @@ static ALWAYS_INLINE tv_args filter_args(ev *e, scope *s, const tmpl_node *n, ar
     return args_view(a);
 }
 
-static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
+static tv eval_filter(ev *e, act *s, const tmpl_node *n)
 {
     tv v = n->u.filter.arg ? eval(e, s, n->u.filter.arg) : e->body_arg;
     argv a;
@@ -1084,7 +1064,7 @@ static tv eval_filter(ev *e, scope *s, const tmpl_node *n)
     return tmpl_filter_apply(&e->rt, n->u.filter.id, v, &args);
 }
 
-static bool eval_test(ev *e, scope *s, const tmpl_node *n)
+static bool eval_test(ev *e, act *s, const tmpl_node *n)
 {
     tv v = eval(e, s, n->u.filter.arg);
     argv a;
@@ -1117,7 +1097,7 @@ static int chain_ops(const tmpl_node *n, const tmpl_node **ops)
 }
 
 /* The general + of operands i.. onto `cur`, in Python's order. */
-static tv chain_rest(ev *e, scope *s, const tmpl_node *n, const tmpl_node **ops, int i, tv cur)
+static tv chain_rest(ev *e, act *s, const tmpl_node *n, const tmpl_node **ops, int i, tv cur)
 {
     for (; i < ADD_CHAIN_MAX; i++) {
         tv b = eval(e, s, ops[i]);
@@ -1133,7 +1113,7 @@ static tv chain_rest(ev *e, scope *s, const tmpl_node *n, const tmpl_node **ops,
  * chain's value when it is not all plain strings (the text written so far
  * taken back out of dst); else an Undefined with no reason (u.undef NULL)
  * and the text in dst. */
-static tv add_chain(ev *e, scope *s, const tmpl_node *n, buf *dst)
+static tv add_chain(ev *e, act *s, const tmpl_node *n, buf *dst)
 {
     const tmpl_node *ops[ADD_CHAIN_MAX];
     int k = chain_ops(n, ops);
@@ -1182,7 +1162,7 @@ static tv join_parts(ev *e, const tv *parts, int n, iz total)
  * (add_chain's rules otherwise, in the same order). add_chain writes as it
  * goes instead: one function for both, collecting the parts for the output
  * too, measured 2.7% slower on qwen3's template. */
-static tv add_chain_value(ev *e, scope *s, const tmpl_node *n)
+static tv add_chain_value(ev *e, act *s, const tmpl_node *n)
 {
     const tmpl_node *ops[ADD_CHAIN_MAX];
     tv parts[ADD_CHAIN_MAX];
@@ -1243,14 +1223,14 @@ static ALWAYS_INLINE bool attr_cmp_str(const tmpl_node *n, tv a)
     return eq == (n->u.cmp.ops[0] == TMPL_OP_EQ);
 }
 
-static ALWAYS_INLINE bool compare_attr_str(ev *e, scope *s, const tmpl_node *n)
+static ALWAYS_INLINE bool compare_attr_str(ev *e, act *s, const tmpl_node *n)
 {
     return attr_cmp_str(n, ev_attr_name(e, s, n->u.cmp.first));
 }
 
 /* A comparison chain a < b < c ...: Python's, each operand evaluated
  * once and only while the links hold. */
-static bool compare(ev *e, scope *s, const tmpl_node *n)
+static bool compare(ev *e, act *s, const tmpl_node *n)
 {
     const tmpl_node *first = n->u.cmp.first;
     if (n->op)   /* x.attr == "user": the attribute without a dispatch, the literal as it is */
@@ -1294,7 +1274,7 @@ static bool compare(ev *e, scope *s, const tmpl_node *n)
  * it without a bool value made and taken apart again: the truth of `a and
  * b` (a if a is false, else b) is truthy(a) && truthy(b), evaluated in the
  * same order; likewise for `or`. */
-static bool eval_cond(ev *e, scope *s, const tmpl_node *n)
+static bool eval_cond(ev *e, act *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
     case TMPL_NOT:     return !eval_cond(e, s, n->u.operand);
@@ -1310,9 +1290,9 @@ static bool eval_cond(ev *e, scope *s, const tmpl_node *n)
 /* The evaluation of each kind of expression node, one function each:
  * eval_node only dispatches (its calls are jumps), so a node pays for the
  * registers and stack of its own kind only. */
-#define EVAL_FN(name) static NOINLINE tv name(ev *e, scope *s, const tmpl_node *n)
+#define EVAL_FN(name) static NOINLINE tv name(ev *e, act *s, const tmpl_node *n)
 
-EVAL_FN(ev_name) { return load_name(e, s, &n->u.name); }
+EVAL_FN(ev_name) { return load_var(e, s, n); }
 
 /* (a, b), [a, b] */
 EVAL_FN(ev_seq)
@@ -1339,38 +1319,31 @@ EVAL_FN(ev_dict)
 
 EVAL_FN(ev_getattr) { return getattr_of(e, n, eval(e, s, n->u.getattr.obj)); }
 
-/* obj.name of a GETATTR node n, obj evaluated (getattr_of out of line). */
-static NOINLINE tv attr_of_value(ev *e, const tmpl_node *n, tv obj)
-{
-    return getattr_of(e, n, obj);
-}
-
 static NOINLINE tv lazy_attr_missing(ev *e, const tmpl_node *n, tv obj)
 {
     e->rt.line = n->line;
     return tv_undef_attr(&e->rt, obj, tv_str(n->u.getattr.attr.s));
 }
 
-/* name.attr where attr can only be a dict's key (GETATTR's op 2): the
- * name looked up in the innermost scope (a loop's target first, where
- * run_for puts it) or the root; a lazy dict's JSON members searched here,
- * with tail calls only out of the common case; any other value by
- * getattr_of, any other name by ev_getattr. */
+/* name.attr where attr can only be a dict's key (GETATTR's op 2): a lazy
+ * dict's JSON members searched here, with tail calls only out of the
+ * common case; any other value by getattr_of. */
+/* name.attr of a GETATTR node whose obj is a NAME, out of line. */
+static NOINLINE tv attr_of_name(ev *e, act *s, const tmpl_node *n)
+{
+    return getattr_of(e, n, load_var(e, s, n->u.getattr.obj));
+}
+
 EVAL_FN(ev_attr_name)
 {
-    tv obj;
-    i32 sym = n->u.getattr.obj->u.name.sym;
-    const scope *r;
-    if (s->n > 1 && s->syms[1] == sym)   /* a loop's target: second, after `loop` */
-        obj = s->vals[1];
-    else if (scope_own(s, sym, &obj))
-        ;
-    else if ((r = s->dense ? s : s->parent) && r->dense && r->has[sym])   /* the root's (ns) */
-        obj = r->dense[sym];
-    else
-        return ev_getattr(e, s, n);
+    /* only tail calls out of here: a name of another function, a value
+     * other than a lazy dict (or missing) go to attr_of_name */
+    const tmpl_node *o = n->u.getattr.obj;
+    if (unlikely(o->up))
+        return attr_of_name(e, s, n);
+    tv obj = s->slot[o->slot];
     if (obj.kind != TV_DICT || !obj.u.dict->lazy)
-        return attr_of_value(e, n, obj);
+        return attr_of_name(e, s, n);
     /* tv_dict_lazy_get's search, written out: through it (its result by
      * pointer) the template took 0.9% more instructions, split into a find
      * and a value 1.9% more */
@@ -1390,25 +1363,36 @@ EVAL_FN(ev_attr_name)
     return lazy_attr_missing(e, n, obj);
 }
 
-/* loop.index0 and the like (GETATTR's op): `loop` where run_for puts it,
- * first in the innermost scope, and its common attributes inline; any
- * other case by ev_getattr. */
+/* loop.index0 and the like (GETATTR's op 1): when `loop` is a loop, its
+ * common attributes inline; anything else by getattr_of. */
 EVAL_FN(ev_loop_attr)
 {
-    if (s->n > 0 && s->syms[0] == e->sym_loop && s->vals[0].kind == TV_LOOP) {
-        const tv_loop *l = s->vals[0].u.loop;
+    const tmpl_node *o = n->u.getattr.obj;
+    if (unlikely(o->up))
+        return attr_of_name(e, s, n);
+    tv lv = s->slot[o->slot];
+    if (lv.kind == TV_LOOP) {
+        tv_loop *l = lv.u.loop;
         switch ((tv_loop_attr)n->u.getattr.meths.loop) {
         case TVL_INDEX:  return tv_int(l->i + 1);
         case TVL_INDEX0: return tv_int(l->i);
         case TVL_FIRST:  return tv_bool(l->i == 0);
-        case TVL_LAST:   return tv_bool(l->i == l->n - 1);
-        case TVL_LENGTH: return tv_int(l->n);
+        case TVL_LAST:
+            if (l->i + 1 < l->n)
+                return tv_bool(false);
+            if (!l->more)
+                return tv_bool(true);
+            break;
+        case TVL_LENGTH:
+            if (!l->more)
+                return tv_int(l->n);
+            break;
         default:
             e->rt.line = n->line;
             return tv_loop_attr_value(&e->rt, l, (tv_loop_attr)n->u.getattr.meths.loop);
         }
     }
-    return ev_getattr(e, s, n);
+    return attr_of_name(e, s, n);
 }
 
 /* obj[index], obj[a:b:c] */
@@ -1606,7 +1590,7 @@ EVAL_FN(ev_unsupported)
     tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the expression %s", tmpl_kind_name((tmpl_kind)n->kind));
 }
 
-static tv eval_node(ev *e, scope *s, const tmpl_node *n)
+static tv eval_node(ev *e, act *s, const tmpl_node *n)
 {
     switch ((tmpl_kind)n->kind) {
     case TMPL_NONE:    return tv_none();
@@ -1638,188 +1622,125 @@ static tv eval_node(ev *e, scope *s, const tmpl_node *n)
 
 /* ---- statements -------------------------------------------------------- */
 
-/* Which of caller, varargs, kwargs a macro body reads (Jinja's
- * find_undeclared: every Name load in the body, nested macros included,
- * blocks excluded). */
-static u8 macro_uses(const tmpl_node *n);
-
-static void uses_list(const tmpl_list *l, u8 *u);
-
-static void uses_args(const tmpl_args *a, u8 *u)
+/* A loop filter's target, its names into slots in order (the filter's
+ * function, tmpl_frame.locals). */
+static void assign_filter_target(ev *e, act *s, const tmpl_frame *tf, const tmpl_node *target,
+                                 tv v, i32 *k)
 {
-    uses_list(&a->pos, u);
-    for (i32 i = 0; i < a->nkw; i++)
-        *u |= macro_uses(a->kw[i].value);
-    if (a->star) *u |= macro_uses(a->star);
-    if (a->dstar) *u |= macro_uses(a->dstar);
-}
-
-static void uses_list(const tmpl_list *l, u8 *u)
-{
-    for (i32 i = 0; i < l->n; i++)
-        *u |= macro_uses(l->v[i]);
-}
-
-static u8 macro_uses(const tmpl_node *n)
-{
-    if (!n)
-        return 0;
-    u8 u = 0;
-    switch ((tmpl_kind)n->kind) {
-    case TMPL_NAME:
-        if (n->op == TMPL_CTX_LOAD) {
-            str s = n->u.name.s;
-            if (str_eq(s, S("caller"))) u |= TVM_USES_CALLER;
-            if (str_eq(s, S("varargs"))) u |= TVM_USES_VARARGS;
-            if (str_eq(s, S("kwargs"))) u |= TVM_USES_KWARGS;
-        }
-        break;
-    case TMPL_OUTPUT: u |= macro_uses(n->u.expr); break;
-    case TMPL_IF:
-        u |= macro_uses(n->u.if_.test);
-        uses_list(&n->u.if_.body, &u);
-        uses_list(&n->u.if_.elifs, &u);
-        uses_list(&n->u.if_.orelse, &u);
-        break;
-    case TMPL_FOR:
-        u |= macro_uses(n->u.for_.iter) | macro_uses(n->u.for_.filter);
-        uses_list(&n->u.for_.body, &u);
-        uses_list(&n->u.for_.orelse, &u);
-        break;
-    case TMPL_SET: u |= macro_uses(n->u.set.value); break;
-    case TMPL_SET_BLOCK:
-        u |= macro_uses(n->u.setblock.filter);
-        uses_list(&n->u.setblock.body, &u);
-        break;
-    case TMPL_MACRO:
-    case TMPL_CALL_BLOCK:
-        uses_list(&n->u.macro.defaults, &u);
-        u |= macro_uses(n->u.macro.call);
-        uses_list(&n->u.macro.body, &u);
-        break;
-    case TMPL_FILTER_BLOCK:
-    case TMPL_GENERATION:
-        u |= macro_uses(n->u.fblock.filter);
-        uses_list(&n->u.fblock.body, &u);
-        break;
-    case TMPL_WITH:
-        uses_list(&n->u.with.values, &u);
-        uses_list(&n->u.with.body, &u);
-        break;
-    case TMPL_AUTOESCAPE:
-        u |= macro_uses(n->u.autoescape.value);
-        uses_list(&n->u.autoescape.body, &u);
-        break;
-    case TMPL_TUPLE: case TMPL_LIST: case TMPL_CONCAT:
-        uses_list(&n->u.items, &u);
-        break;
-    case TMPL_DICT:
-        for (i32 i = 0; i < n->u.dict.n; i++)
-            u |= macro_uses(n->u.dict.keys[i]) | macro_uses(n->u.dict.vals[i]);
-        break;
-    case TMPL_GETATTR: u |= macro_uses(n->u.getattr.obj); break;
-    case TMPL_GETITEM: u |= macro_uses(n->u.getitem.obj) | macro_uses(n->u.getitem.index); break;
-    case TMPL_SLICE:
-        u |= macro_uses(n->u.slice.start) | macro_uses(n->u.slice.stop) | macro_uses(n->u.slice.step);
-        break;
-    case TMPL_CALL:
-        u |= macro_uses(n->u.call.callee);
-        uses_args(&n->u.call.args, &u);
-        break;
-    case TMPL_FILTER: case TMPL_TEST:
-        u |= macro_uses(n->u.filter.arg);
-        uses_args(&n->u.filter.args, &u);
-        break;
-    case TMPL_NOT: case TMPL_NEG: case TMPL_POS: u |= macro_uses(n->u.operand); break;
-    case TMPL_BINOP: case TMPL_AND: case TMPL_OR:
-        u |= macro_uses(n->u.bin.l) | macro_uses(n->u.bin.r);
-        break;
-    case TMPL_COMPARE:
-        u |= macro_uses(n->u.cmp.first);
-        for (i32 i = 0; i < n->u.cmp.n; i++)
-            u |= macro_uses(n->u.cmp.rhs[i]);
-        break;
-    case TMPL_COND:
-        u |= macro_uses(n->u.cond.test) | macro_uses(n->u.cond.then) | macro_uses(n->u.cond.orelse);
-        break;
-    default:
-        break;
+    if (target->kind == TMPL_NAME) {
+        s->slot[tf->locals[(*k)++].slot] = v;
+        return;
     }
-    return u;
+    const tv *items = unpack(e, v, target->u.items.n);
+    for (i32 i = 0; i < target->u.items.n; i++)
+        assign_filter_target(e, s, tf, target->u.items.v[i], items[i], k);
 }
 
-static u8 macro_body_uses(const tmpl_node *n)
+/* A filtered loop's generator (Jinja's loop filter function): the
+ * iterable's items, the next one to test, the filter's activation. */
+typedef struct loop_filter {
+    const tmpl_node *node;
+    const tv        *src;
+    iz               nsrc, next;
+    act             *ts;
+    tv              *kept;
+} loop_filter;
+
+/* tv_loop.more of a filtered loop: tests items until one passes (appended
+ * to the loop's items) or none is left (more cleared). Each test's
+ * allocations go after it unless something escaped. */
+static bool loop_more(tmpl_rt *rt, tv_loop *l)
 {
-    u8 u = 0;
-    uses_list(&n->u.macro.body, &u);
-    /* defaults are evaluated inside the macro too */
-    uses_list(&n->u.macro.defaults, &u);
-    return u;
+    ev *e = (ev *)rt;   /* rt is ev's first member */
+    loop_filter *f = l->more_state;
+    const tmpl_node *n = f->node;
+    const tmpl_frame *tf = n->u.for_.frame->test;
+    i32 line = e->rt.line;
+    while (f->next < f->nsrc) {
+        tv item = f->src[f->next++];
+        e->rt.line = n->line;
+        arena_mark m = arena_save(e->rt.a);
+        u64 esc = e->rt.escapes;
+        i32 k = 0;
+        assign_filter_target(e, f->ts, tf, n->u.for_.target, item, &k);
+        bool pass = eval_cond(e, f->ts, n->u.for_.filter);
+        if (e->rt.escapes == esc)
+            arena_restore(e->rt.a, m);
+        if (pass) {
+            f->kept[l->n++] = item;
+            e->rt.line = line;
+            return true;
+        }
+    }
+    l->more = NULL;
+    e->rt.line = line;
+    return false;
 }
 
-/* Runs a for loop over `iterv` (already evaluated) in scope `s`;
- * depth0 counts recursive loop() calls. */
-static int run_for(ev *e, scope *s, const tmpl_node *n, tv iterv, i32 depth0)
+/* Runs a for loop over `iterv` (already evaluated), defined in activation
+ * `s`; depth0 counts recursive loop() calls. As Jinja's code runs it: the
+ * target and `loop`, then the frame's loads, then the body, each
+ * iteration; the frame's variables missing after the loop; the else
+ * branch when no iteration reached the end of the body (a break or
+ * continue does not). A filter tests each item when the loop asks for it
+ * (the next iteration, loop.last, loop.length, ...), as Jinja's generator
+ * does, so the body's effects on the filter count. */
+static int run_for(ev *e, act *s, const tmpl_node *n, tv iterv, i32 depth0)
 {
+    const tmpl_frame *fr = n->u.for_.frame;
     e->rt.line = n->line;
     iz cnt;
     const tv *items = tv_iterate(&e->rt, iterv, &cnt);
-    if (n->u.for_.filter && cnt) {
-        tv *kept = NEW_NZ(e->rt.a, tv, cnt);
-        iz k = 0;
-        for (iz i = 0; i < cnt; i++) {
-            arena_mark m = arena_save(e->rt.a);
-            u64 esc = e->rt.escapes;
-            scope *fs = scope_new(e, s);
-            assign(e, fs, n->u.for_.target, items[i]);
-            if (eval_cond(e, fs, n->u.for_.filter))
-                kept[k++] = items[i];
-            if (e->rt.escapes == esc)
-                arena_restore(e->rt.a, m);
-        }
-        items = kept;
-        cnt = k;
-    }
-    if (cnt == 0) {
-        if (n->u.for_.orelse.n)
-            exec_body(e, scope_new(e, s), &n->u.for_.orelse);
-        return X_OK;
-    }
     tv_loop *L = NEW_NZ(e->rt.a, tv_loop, 1);
     *L = (tv_loop){.items = items, .n = cnt, .depth0 = depth0,
                    .node = n->u.for_.recursive ? n : NULL, .frame = s};
+    if (n->u.for_.filter && cnt) {
+        loop_filter *f = NEW_NZ(e->rt.a, loop_filter, 1);
+        *f = (loop_filter){.node = n, .src = items, .nsrc = cnt, .next = 0,
+                           .ts = act_new(e, s, fr->test), .kept = NEW_NZ(e->rt.a, tv, cnt)};
+        frame_enter(e, f->ts, fr->test);
+        L->items = f->kept;
+        L->n = 0;
+        L->more = loop_more;
+        L->more_state = f;
+    }
+    /* the body's activation: a function's own when the loop is recursive */
+    act *b = fr->function ? act_new(e, s, fr) : s;
+    if (fr->loop_slot >= 0)
+        b->slot[fr->loop_slot] = tv_missing();
+    bool completed = false;
     tv loopv = {.kind = TV_LOOP};
     loopv.u.loop = L;
-    scope *is = NULL;
-    for (iz i = 0; i < cnt; i++) {
+    const tmpl_node *target = n->u.for_.target;
+    for (iz i = 0; i < L->n || (L->more && L->more(&e->rt, L)); i++) {
         if (++e->rt.iterations > TMPL_MAX_ITERATIONS)
             tmpl_fail(&e->rt, ERR_LIMIT, "more than %d loop iterations", (int)TMPL_MAX_ITERATIONS);
         L->i = i;
-        /* the iteration's scope: made before the iteration's mark, and
-         * emptied for the next one unless something may hold it (an
-         * escape, see tmpl_rt.escapes) */
-        if (!is)
-            is = scope_new(e, s);
-        else
-            scope_empty(is);
+        /* what the iteration allocates goes at its end, unless something
+         * may hold it (an escape, see tmpl_rt.escapes); the frame's slots
+         * are set again before they are read */
         arena_mark m = arena_save(e->rt.a);
         u64 esc = e->rt.escapes;
-        /* `loop`, then the target (scope_set's result, written directly
-         * for a plain name other than `loop`) */
-        if (e->sym_loop >= 0)
-            scope_put_new(is, e->sym_loop, loopv);
-        const tmpl_node *target = n->u.for_.target;
-        if (target->kind == TMPL_NAME && target->u.name.sym != e->sym_loop)
-            scope_put_new(is, target->u.name.sym, items[i]);
+        if (target->kind == TMPL_NAME)
+            b->slot[target->slot] = L->items[i];
         else
-            assign(e, is, target, items[i]);
-        int x = exec_body(e, is, &n->u.for_.body);
+            assign(e, b, target, L->items[i]);
+        if (fr->loop_slot >= 0)
+            b->slot[fr->loop_slot] = loopv;
+        frame_enter(e, b, fr);
+        int x = exec_body(e, b, &n->u.for_.body);
         if (e->rt.escapes == esc)
             arena_restore(e->rt.a, m);
-        else
-            is = NULL;
+        if (x == X_OK)
+            completed = true;
         if (x == X_BREAK)
             break;
+    }
+    frame_leave(b, fr);
+    if (!completed && fr->orelse) {
+        frame_enter(e, b, fr->orelse);
+        exec_body(e, b, &n->u.for_.orelse);
+        frame_leave(b, fr->orelse);
     }
     return X_OK;
 }
@@ -1831,7 +1752,7 @@ static tv call_loop(ev *e, tv_loop *l, const tv_args *a)
     if (++e->rt.depth > TMPL_MAX_CALL_DEPTH)
         tmpl_raise(&e->rt, "RecursionError", "maximum recursion depth exceeded");
     iz start = e->out->len;
-    run_for(e, (scope *)l->frame, (const tmpl_node *)l->node, a->pos[0], l->depth0 + 1);
+    run_for(e, (act *)l->frame, (const tmpl_node *)l->node, a->pos[0], l->depth0 + 1);
     tv r = tail_copy(e, e->out, start);
     e->out->len = start;
     e->rt.depth--;
@@ -1840,7 +1761,7 @@ static tv call_loop(ev *e, tv_loop *l, const tv_args *a)
 
 /* Applies a filter chain (FILTER nodes whose innermost arg is NULL) to the
  * captured body text. */
-static tv apply_block_filter(ev *e, scope *s, const tmpl_node *filter, tv body)
+static tv apply_block_filter(ev *e, act *s, const tmpl_node *filter, tv body)
 {
     tv saved = e->body_arg;
     e->body_arg = body;
@@ -1851,7 +1772,7 @@ static tv apply_block_filter(ev *e, scope *s, const tmpl_node *filter, tv body)
 
 /* Each kind of statement is its own function, exec_stmt only dispatches
  * (as eval_node does for expressions). */
-#define EXEC_FN(name) static NOINLINE int name(ev *e, scope *s, const tmpl_node *n)
+#define EXEC_FN(name) static NOINLINE int name(ev *e, act *s, const tmpl_node *n)
 
 EXEC_FN(st_text)
 {
@@ -1896,25 +1817,29 @@ EXEC_FN(st_set)
     tv v = eval(e, s, n->u.set.value);
     const tmpl_node *t = n->u.set.target;
     if (t->kind == TMPL_NAME)
-        scope_set(e, s, t->u.name.sym, v);
+        store_var(e, s, t, t->u.name.sym, v);
     else
         assign(e, s, t, v);
     return X_OK;
 }
 
+/* The body in its own frame, then the filter there, then the target. */
 EXEC_FN(st_set_block)
 {
-    tv body = capture(e, scope_new(e, s), &n->u.setblock.body);
+    const tmpl_frame *fr = n->u.setblock.frame;
+    frame_enter(e, s, fr);
+    tv body = capture(e, s, &n->u.setblock.body);
     if (n->u.setblock.filter)
         body = apply_block_filter(e, s, n->u.setblock.filter, body);
     e->rt.line = n->line;
     assign(e, s, n->u.setblock.target, body);
+    frame_leave(s, fr);
     return X_OK;
 }
 
 EXEC_FN(st_macro)
 {
-    scope_set(e, s, n->u.macro.name.sym, macro_value(e, s, n, n->u.macro.name.s, macro_body_uses(n)));
+    store_var(e, s, n, n->u.macro.name.sym, macro_value(e, s, n, n->u.macro.name.s, n->u.macro.frame->uses));
     return X_OK;
 }
 
@@ -1924,7 +1849,7 @@ EXEC_FN(st_call_block)
     tv callee = eval(e, s, call->u.call.callee);
     argv a = {0};
     eval_args(e, s, &call->u.call.args, &a);
-    argv_kw(e, &a, S("caller"), macro_value(e, s, n, S(""), macro_body_uses(n)));
+    argv_kw(e, &a, S("caller"), macro_value(e, s, n, S(""), n->u.macro.frame->uses));
     e->rt.line = n->line;
     tv_args args = args_view(&a);
     emit_value(e, call_value(e, callee, &args));
@@ -1933,35 +1858,71 @@ EXEC_FN(st_call_block)
 
 EXEC_FN(st_filter_block)
 {
-    tv body = capture(e, scope_new(e, s), &n->u.fblock.body);
+    const tmpl_frame *fr = n->u.fblock.frame;
+    frame_enter(e, s, fr);
+    tv body = capture(e, s, &n->u.fblock.body);
     emit_value(e, apply_block_filter(e, s, n->u.fblock.filter, body));
+    frame_leave(s, fr);
     return X_OK;
 }
 
+/* The body of a call block without parameters, called at once. */
 EXEC_FN(st_generation)
 {
-    exec_body(e, scope_new(e, s), &n->u.fblock.body);
+    const tmpl_frame *fr = n->u.fblock.frame;
+    act *g = act_new(e, s, fr);
+    frame_enter(e, g, fr);
+    exec_body(e, g, &n->u.fblock.body);
     return X_OK;
 }
 
+/* A break or continue in a with (or autoescape) body leaves the loop
+ * before Jinja's code leaves the frame, so its variables stay. */
 EXEC_FN(st_with)
 {
-    scope *ws = scope_new(e, s);
+    const tmpl_frame *fr = n->u.with.frame;
+    frame_enter(e, s, fr);
     for (i32 i = 0; i < n->u.with.targets.n; i++)
-        assign(e, ws, n->u.with.targets.v[i], eval(e, s, n->u.with.values.v[i]));
-    return exec_body(e, ws, &n->u.with.body);
+        assign(e, s, n->u.with.targets.v[i], eval(e, s, n->u.with.values.v[i]));
+    int x = exec_body(e, s, &n->u.with.body);
+    if (x == X_OK)
+        frame_leave(s, fr);
+    return x;
 }
 
 EXEC_FN(st_autoescape)
 {
+    const tmpl_frame *fr = n->u.autoescape.frame;
+    frame_enter(e, s, fr);
     if (tv_truthy(eval(e, s, n->u.autoescape.value)))
         tmpl_fail(&e->rt, ERR_UNSUPPORTED, "autoescape on");
-    return exec_body(e, scope_new(e, s), &n->u.autoescape.body);
+    int x = exec_body(e, s, &n->u.autoescape.body);
+    if (x == X_OK)
+        frame_leave(s, fr);
+    return x;
 }
 
+/* A block is a function of its own reading the context: what the top
+ * level assigned so far and, when scoped, the names assigned where it is. */
 EXEC_FN(st_block)
 {
-    exec_body(e, scope_new(e, n->u.block.scoped ? s : e->root), &n->u.block.body);
+    const tmpl_frame *fr = n->u.block.frame;
+    const tv *saved_locals = e->block_locals;
+    const tmpl_frame *saved_frame = e->block_frame;
+    if (n->u.block.scoped) {
+        tv *lv = fr->nlocals ? NEW_NZ(e->rt.a, tv, fr->nlocals) : NULL;
+        for (i32 i = 0; i < fr->nlocals; i++)
+            lv[i] = act_up(s, fr->locals[i].up)->slot[fr->locals[i].slot];
+        e->block_locals = lv;
+        e->block_frame = fr;
+    } else {
+        e->block_locals = NULL;
+    }
+    act *b = act_new(e, NULL, fr);
+    frame_enter(e, b, fr);
+    exec_body(e, b, &n->u.block.body);
+    e->block_locals = saved_locals;
+    e->block_frame = saved_frame;
     return X_OK;
 }
 
@@ -1977,7 +1938,7 @@ EXEC_FN(st_unsupported)
     tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the statement %s", tmpl_kind_name((tmpl_kind)n->kind));
 }
 
-static int exec_stmt(ev *e, scope *s, const tmpl_node *n)
+static int exec_stmt(ev *e, act *s, const tmpl_node *n)
 {
     e->rt.line = n->line;
     switch ((tmpl_kind)n->kind) {
@@ -2009,7 +1970,7 @@ static int exec_stmt(ev *e, scope *s, const tmpl_node *n)
     }
 }
 
-static int exec_body(ev *e, scope *s, const tmpl_list *body)
+static int exec_body(ev *e, act *s, const tmpl_list *body)
 {
     for (i32 i = 0; i < body->n; i++) {
         int x = exec_stmt(e, s, body->v[i]);
@@ -2089,16 +2050,18 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
     e->p = p;
     e->out = out;
     e->max_output = out_start + (o && o->max_output ? o->max_output : TMPL_MAX_OUTPUT);
-    e->sym_loop = p->sym_loop;
-    e->sym_caller = p->sym_caller;
-    e->sym_varargs = p->sym_varargs;
-    e->sym_kwargs = p->sym_kwargs;
-    for (int f = 1; f < TVFN_COUNT; f++)
-        e->global_sym[f] = p->sym_global[f];
-    scope *root = NEW(scratch, scope, 1);
-    root->dense = p->nsyms ? NEW(scratch, tv, p->nsyms) : NULL;
-    root->has = p->nsyms ? NEW(scratch, u8, p->nsyms) : NULL;
-    e->root = root;
+    e->vars = p->nsyms ? NEW_NZ(scratch, tv, p->nsyms) : NULL;
+    e->has_var = p->nsyms ? NEW(scratch, u8, p->nsyms) : NULL;
+    for (int f = 1; f < TVFN_COUNT; f++)   /* the globals, under the variables */
+        if (p->sym_global[f] >= 0) {
+            tv g = {.kind = TV_FUNC, .id = (u16)f};
+            e->vars[p->sym_global[f]] = g;
+            e->has_var[p->sym_global[f]] = 1;
+        }
+    if (p->has_blocks && p->nsyms) {
+        e->exported = NEW_NZ(scratch, tv, p->nsyms);
+        e->has_exported = NEW(scratch, u8, p->nsyms);
+    }
     for (i32 i = 0; i < nvars; i++) {
         i32 sym = vars[i].sym;
         if (sym > 0 && sym <= p->nsyms && str_eq(p->syms[sym - 1], vars[i].name))
@@ -2109,8 +2072,11 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
             sym = -1;                                /* the caller found it absent */
         if (sym < 0)
             continue;
-        scope_set(e, root, sym, tv_from_json(&e->rt, vars[i].value));
+        e->vars[sym] = tv_from_json(&e->rt, vars[i].value);
+        e->has_var[sym] = 1;
     }
+    act *root = act_new(e, NULL, p->frame);
+    frame_enter(e, root, p->frame);
     exec_body(e, root, &p->body);
     tmp_done(&e->rt.tmp, o ? o->tmp : NULL);
     scratch->oom = old_oom;

@@ -2456,6 +2456,18 @@ static tmpl_prog *compile(parser *p, str src)
         memcpy(prog->symtab, p->symtab, sizeof(i32) * (size_t)p->symcap);
         prog->symcap = p->symcap;
     }
+    /* which variable each name is (Jinja's compiler, tmpl_frames.c) */
+    const tmpl_node *bad = NULL;
+    char msg[ERR_MSG_MAX];
+    switch (tmpl_frames(prog, p->a, &bad, msg, sizeof msg)) {
+    case ERR_OK: break;
+    case ERR_SYNTAX: fail_node(p, "AssertionError", bad, "%s", msg);
+    case ERR_LIMIT:
+        if (bad)
+            fail_msg(p, ERR_LIMIT, NULL, bad->line, bad->col, node_offset(p, bad), -1, msg);
+        fail_msg(p, ERR_LIMIT, NULL, 0, 0, -1, 0, msg);
+    default: oom(p);
+    }
     tmpl_eval_bind(prog);
     return prog;
 }

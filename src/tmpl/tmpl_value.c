@@ -112,6 +112,7 @@ static const char *object_type_repr(tv v)
     case TV_METHOD: return "builtin_function_or_method object";
     case TV_FUNC:   return "function object";
     case TV_UNDEF:  return "jinja2.runtime.Undefined object";
+    case TV_MISSING: return "jinja2.utils.MissingType object";
     case TV_KIND_COUNT: break;
     }
     return "object";
@@ -128,7 +129,7 @@ void tv_undef_message(tmpl_rt *rt, buf *b, tv v)
         buf_cstr(b, u->hint);
         return;
     }
-    if (!u->has_obj) {
+    if (!u->has_obj || u->obj.kind == TV_MISSING) {   /* Jinja: _undefined_obj is missing */
         tv_write_repr(rt, b, u->key);
         buf_cstr(b, " is undefined");
         return;
@@ -590,6 +591,7 @@ const char *tv_type_name(tv v)
                    ? "method" : "builtin_function_or_method";
     case TV_CYCLER: return "Cycler";
     case TV_JOINER: return "Joiner";
+    case TV_MISSING: return "MissingType";
     case TV_KIND_COUNT: break;
     }
     return "object";
@@ -634,7 +636,7 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
         break;
     case TV_LOOP:
         buf_printf(b, "<LoopContext %lld/%lld>", (long long)(v.u.loop->i + 1),
-                   (long long)v.u.loop->n);
+                   (long long)tv_loop_length(rt, v.u.loop));
         break;
     case TV_MACRO:
         buf_cstr(b, "<Macro ");
@@ -646,6 +648,9 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
             buf_cstr(b, "anonymous");
         }
         buf_byte(b, '>');
+        break;
+    case TV_MISSING:
+        buf_cstr(b, "missing");   /* its __repr__, which str() uses too */
         break;
     case TV_FUNC:
     case TV_METHOD:
@@ -949,7 +954,7 @@ iz tv_len(tmpl_rt *rt, tv v)
     case TV_TUPLE: return v.u.list->n;
     case TV_DICT:  return tv_dict_n(v.u.dict);
     case TV_UNDEF: return 0;
-    case TV_LOOP:  return v.u.loop->n;
+    case TV_LOOP:  return tv_loop_length(rt, v.u.loop);
     default:
         tmpl_raise(rt, "TypeError", "object of type '%s' has no len()", tv_type_name(v));
     }
@@ -1075,23 +1080,23 @@ static tv_loop_attr loop_attr_of(str name)
     return TVL_NONE;
 }
 
-tv tv_loop_attr_value(tmpl_rt *rt, const tv_loop *l, tv_loop_attr a)
+tv tv_loop_attr_value(tmpl_rt *rt, tv_loop *l, tv_loop_attr a)
 {
     switch (a) {
     case TVL_INDEX:     return tv_int(l->i + 1);
     case TVL_INDEX0:    return tv_int(l->i);
-    case TVL_REVINDEX:  return tv_int(l->n - l->i);
-    case TVL_REVINDEX0: return tv_int(l->n - l->i - 1);
+    case TVL_REVINDEX:  return tv_int(tv_loop_length(rt, l) - l->i);
+    case TVL_REVINDEX0: return tv_int(tv_loop_length(rt, l) - l->i - 1);
     case TVL_FIRST:     return tv_bool(l->i == 0);
-    case TVL_LAST:      return tv_bool(l->i == l->n - 1);
-    case TVL_LENGTH:    return tv_int(l->n);
+    case TVL_LAST:      return tv_bool(!tv_loop_has_next(rt, l));
+    case TVL_LENGTH:    return tv_int(tv_loop_length(rt, l));
     case TVL_DEPTH:     return tv_int(l->depth0 + 1);
     case TVL_DEPTH0:    return tv_int(l->depth0);
     case TVL_PREVITEM:
         return l->i > 0 ? l->items[l->i - 1] : tv_undef_hint(rt, "UndefinedError", "there is no previous item");
     case TVL_NEXTITEM:
-        return l->i + 1 < l->n ? l->items[l->i + 1]
-                               : tv_undef_hint(rt, "UndefinedError", "there is no next item");
+        return tv_loop_has_next(rt, l) ? l->items[l->i + 1]
+                                       : tv_undef_hint(rt, "UndefinedError", "there is no next item");
     case TVL_NONE:
         break;
     }

@@ -43,6 +43,10 @@ typedef enum tv_kind {
     TV_METHOD,     /* u.method: a bound method of a value (tv_meth) */
     TV_CYCLER,     /* u.cycler: jinja2's Cycler (mutable position) */
     TV_JOINER,     /* u.joiner: jinja2's Joiner */
+    TV_MISSING,    /* jinja2.utils.missing: a variable of Jinja's generated code
+                      not set (yet, or any more); reads as an Undefined where
+                      Jinja's code checks for it, else is this object
+                      (printed "missing") */
     TV_KIND_COUNT
 } tv_kind;
 
@@ -165,17 +169,25 @@ typedef enum tv_loop_attr {
     TVL_LENGTH, TVL_DEPTH, TVL_DEPTH0, TVL_PREVITEM, TVL_NEXTITEM,
 } tv_loop_attr;
 
-/* A loop's state as the template sees it through `loop`. */
+/* A loop's state as the template sees it through `loop`. A filtered
+ * loop's items come one at a time, when Jinja's generator would give them
+ * (the next iteration, loop.last, loop.nextitem, loop.length): `more`
+ * appends the next item that passes the filter, or clears itself at the
+ * end; until then n counts the items so far. tv_loop_length and
+ * tv_loop_has_next ask for them. */
 struct tv_loop {
-    const tv *items;       /* all items of the (filtered) iterable */
-    iz        n;           /* loop.length */
+    const tv *items;       /* the items of the (filtered) iterable so far */
+    iz        n;           /* loop.length once `more` is NULL */
     iz        i;           /* loop.index0 */
     i32       depth0;      /* loop.depth0 */
     const void *node;      /* the recursive FOR node, for loop(x); NULL if not recursive */
     void       *frame;     /* the evaluator's frame the loop runs in */
     tv          changed_last;  /* loop.changed(*args): the last arguments (a tuple) */
     bool        changed_set;   /* ... once it has been called */
+    bool      (*more)(struct tmpl_rt *rt, tv_loop *l);
+    void       *more_state;
 };
+
 
 /* A macro value: the node (TMPL_MACRO or the body of TMPL_CALL_BLOCK /
  * TMPL_GENERATION) and the scope it closes over (the evaluator's). */
@@ -259,6 +271,20 @@ typedef struct tmpl_rt {
     buf      tmp;          /* scratch for str()/repr() building */
 } tmpl_rt;
 
+/* loop.length: every item, asked for. */
+static inline iz tv_loop_length(tmpl_rt *rt, tv_loop *l)
+{
+    while (l->more && l->more(rt, l))
+        ;
+    return l->n;
+}
+
+/* Whether an item follows the current one (asked for if need be). */
+static inline bool tv_loop_has_next(tmpl_rt *rt, tv_loop *l)
+{
+    return l->i + 1 < l->n || (l->more && l->more(rt, l));
+}
+
 /* Raises a Python/Jinja exception of class `exc` (a string literal) with a
  * printf message; never returns. */
 _Noreturn void tmpl_raise(tmpl_rt *rt, const char *exc, const char *fmt, ...) PRINTF_LIKE(3, 4);
@@ -287,6 +313,7 @@ static inline tv tv_str_checked(tmpl_rt *rt, str s)
     return tv_str(s);
 }
 static inline tv tv_undef_plain(void) { tv v = {.kind = TV_UNDEF}; return v; }
+static inline tv tv_missing(void)      { tv v = {.kind = TV_MISSING}; return v; }
 static inline bool tv_is_undef(tv v)  { return v.kind == TV_UNDEF; }
 static inline bool tv_is_str(tv v)    { return v.kind == TV_STR; }
 static inline bool tv_is_seq(tv v)    { return (v.kind == TV_LIST && !(v.flags & TVF_ITER)) || v.kind == TV_TUPLE; }
@@ -478,7 +505,7 @@ tv_meth tmpl_method_lookup(int kind, str name);
 /* What `name` is on the built-in types (tmpl_attr_meths). */
 tmpl_attr_meths tmpl_getattr_meths(str name);
 /* loop.<attribute> (a TVL_* other than TVL_NONE). */
-tv tv_loop_attr_value(tmpl_rt *rt, const tv_loop *l, tv_loop_attr a);
+tv tv_loop_attr_value(tmpl_rt *rt, tv_loop *l, tv_loop_attr a);
 
 /* Filters and tests (tmpl_filters.c). `v` is the filtered value; `id` a
  * tmpl_filter_id / tmpl_test_id (never UNKNOWN: the evaluator raises for

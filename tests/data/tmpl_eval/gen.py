@@ -267,6 +267,77 @@ CASES = [
     ("attr_of_loop_item_kinds", "{% for m in ms %}[{{ m.role }}]{% endfor %}",
      {"ms": [None, "str", [1], {"role": "r"}]}),
     ("joiner_cycler", "{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('1', '2') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", {}),
+    # Jinja's variables are those of its generated Python (idtracking): a
+    # loop, with, filter, set-block or autoescape body is a frame whose
+    # variables (l_<level>_<name>) are `missing` after it; sibling frames at
+    # one level share them; a macro reads its enclosing function's variables
+    # when it runs (a closure); a name read in a frame before the frame or
+    # the top level assigns it comes from outside, or is undefined.
+    ("frames_macro_in_loop", "{% set ns = namespace(ms=[]) %}{% for x in ['a', 'b'] %}{% macro m() %}[{{ x }}]{% endmacro %}"
+     "{% set ns.ms = ns.ms + [m] %}{{ m() }}{% endfor %}{% for f in ns.ms %}{{ f() }};{% endfor %}", {}),
+    ("frames_macro_in_loop_set_and_loop", "{% set ns = namespace(ms=[]) %}{% for x in ['a', 'b'] %}{% set y = x ~ '!' %}"
+     "{% macro m() %}[{{ y }}|{{ x }}|{{ loop.index }}]{% endmacro %}{% set ns.ms = ns.ms + [m] %}{{ m() }}{% endfor %}"
+     "{% for f in ns.ms %}{{ f() }};{% endfor %}", {}),
+    ("frames_macro_in_loop_outer_name", "{% set x = 'outer' %}{% set ns = namespace(ms=[]) %}{% for x in ['a', 'b'] %}"
+     "{% macro m() %}[{{ x }}]{% endmacro %}{% set ns.ms = ns.ms + [m] %}{% endfor %}{% for f in ns.ms %}{{ f() }};{% endfor %}{{ x }}", {}),
+    ("frames_sibling_loops_share", "{% set ns = namespace(ms=[]) %}{% for x in ['a', 'b'] %}{% macro m() %}[{{ x }}]{% endmacro %}"
+     "{% set ns.ms = ns.ms + [m] %}{% endfor %}{% for f in ns.ms %}{{ f() }}{% endfor %}{% for x in ['c'] %}{% for f in ns.ms %}{{ f() }}{% endfor %}{% endfor %}", {}),
+    ("frames_missing_len", "{% set ns = namespace(ms=[]) %}{% for x in ['a', 'b'] %}{% macro m() %}[{{ x is defined }}{{ x | length }}]{% endmacro %}"
+     "{% set ns.ms = ns.ms + [m] %}{% endfor %}{% for f in ns.ms %}{{ f() }}{% endfor %}", {}),
+    ("frames_missing_concat", "{% set ns = namespace(ms=[]) %}{% for x in ['a', 'b'] %}{% macro m() %}[{{ x ~ 'z' }}{{ x is none }}{{ 'T' if x }}{{ [x] }}]{% endmacro %}"
+     "{% set ns.ms = ns.ms + [m] %}{% endfor %}{% for f in ns.ms %}{{ f() }}{% endfor %}", {}),
+    ("frames_missing_attr", "{% set ns = namespace() %}{% for x in ['a'] %}{% macro m() %}{{ x.nope }}{% endmacro %}{% set ns.m = m %}{% endfor %}"
+     "[{{ ns.m() }}]", {}),
+    ("frames_missing_attr_used", "{% set ns = namespace() %}{% for x in ['a'] %}{% macro m() %}{{ x.nope + 1 }}{% endmacro %}{% set ns.m = m %}{% endfor %}"
+     "[{{ ns.m() }}]", {}),
+    ("frames_macro_if_late", "{% set ns = namespace(ms=[]) %}{% if true %}{% set y = 1 %}{% macro m() %}[{{ y }}]{% endmacro %}"
+     "{% set ns.ms = ns.ms + [m] %}{% endif %}{% set y = 2 %}{% for f in ns.ms %}{{ f() }}{% endfor %}", {}),
+    ("frames_macro_later_iteration", "{% set ns = namespace(ms=[]) %}{% for x in ['a', 'b'] %}{% macro m() %}[{{ x }}]{% endmacro %}"
+     "{% set ns.ms = ns.ms + [m] %}{% for f in ns.ms %}{{ f() }}{% endfor %};{% endfor %}", {}),
+    ("frames_with_macro", "{% set ns = namespace() %}{% with a = 1 %}{% macro m() %}{{ a }}{% endmacro %}{% set ns.m = m %}{% endwith %}{{ ns.m() }}", {}),
+    ("frames_with_shares_loop_level", "{% set ns = namespace() %}{% for x in [1] %}{% macro m() %}{{ x }}{% endmacro %}{% set ns.m = m %}{% endfor %}"
+     "{% with x = 5 %}{{ ns.m() }}{% endwith %}", {}),
+    ("frames_missing_as_argument", "{% set ns = namespace() %}{% for x in [1] %}{% macro m() %}{{ x }}{% endmacro %}{% set ns.m = m %}{% endfor %}"
+     "{% macro k(v=3) %}{{ v }}{% endmacro %}{{ k(ns.m()) }}", {}),
+    ("frames_loop_reads_later_top_set", "{% for i in [1] %}[{{ y }}]{% endfor %}{% set y = 1 %}|{% for i in [1] %}[{{ y }}]{% set y = 2 %}{% endfor %}", {"y": 5}),
+    ("frames_top_read_before_set", "{{ y }}{% set y = 1 %}{{ y }}|{% if true %}[{{ z }}]{% endif %}{% set z = 1 %}", {"y": 5, "z": 6}),
+    ("frames_macro_reads_later_top_set", "{% macro m() %}[{{ y }}]{% endmacro %}{{ m() }}{% set y = 1 %}{{ m() }}", {"y": 5}),
+    ("frames_with_reads_later_top_set", "{% with %}[{{ y }}]{% endwith %}{% set y = 1 %}", {"y": 5}),
+    ("frames_branch_set_resolves", "{% if false %}{% set y = 1 %}{% endif %}[{{ y }}]{% for i in [1] %}{% if false %}{% set w = 2 %}{% endif %}[{{ w }}]{% endfor %}",
+     {"y": 5, "w": 6}),
+    ("frames_setblock_filter_unknown", "{% set x | replace('a', y) %}abc{% endset %}{{ x }}", {"y": "Z"}),
+    ("frames_macro_default_later_param", "{% macro m(a=b, b=1) %}[{{ a }}][{{ b }}]{% endmacro %}{{ m() }}", {}),
+    ("frames_block_context", "{% block b %}[{{ y }}]{% endblock %}{% set y = 2 %}|{% set z = 3 %}{% block c %}[{{ z }}]{% endblock %}", {"y": 1, "z": 0}),
+    ("frames_block_scoped", "{% for i in [1] %}{% set y = 3 %}{% block b scoped %}{{ y }}{{ i }}{% endblock %}{% endfor %}", {"y": 1}),
+    ("frames_for_else_break", "{% for x in [1, 2] %}{% break %}{% else %}E{% endfor %}|{% for x in [1, 2] %}{{ x }}{% if x == 2 %}{% break %}{% endif %}{% else %}E{% endfor %}", {}),
+    ("frames_for_else_continue", "{% for x in [1, 2] %}{% continue %}{% else %}E{% endfor %}|{% for x in [1, 2] %}{% if x == 1 %}{% continue %}{% endif %}{% else %}E{% endfor %}", {}),
+    ("frames_for_else_outer_name", "{% for x in [] %}{{ x }}{% else %}[{{ x }}]{% endfor %}{% set x = 7 %}{% for x in [] %}{% else %}[{{ x }}]{% endfor %}", {"x": 8}),
+    ("frames_autoescape_scope", "{% autoescape false %}{% set y = 1 %}[{{ y }}]{% endautoescape %}[{{ y }}]", {}),
+    ("frames_filter_block_scope", "{% filter upper %}{% set y = 'q' %}{{ y }}{% endfilter %}[{{ y }}]", {}),
+    ("frames_nested_macro_param", "{% macro outer(v) %}{% macro inner() %}<{{ v }}>{% endmacro %}{{ inner() }}{% set v = v + 1 %}{{ inner() }}{% endmacro %}{{ outer(1) }}", {}),
+    ("frames_caller_in_loop", "{% macro m() %}{{ caller() }}{% endmacro %}{% set ns = namespace() %}{% for x in [1, 2] %}{% call m() %}{{ x }}{% endcall %}"
+     "{% macro keep() %}{{ x }}{% endmacro %}{% set ns.k = keep %}{% endfor %}[{{ ns.k() }}]", {}),
+    # a loop filter is a generator: each item is tested when the loop asks
+    # for it (the next iteration, loop.last/nextitem/length/revindex)
+    ("for_filter_lazy", "{% set ns = namespace(k=0) %}{% for x in [1, 2, 3, 4] if x > ns.k %}{% set ns.k = 3 %}{{ x }}{% endfor %}", {}),
+    ("for_filter_lazy_length", "{% set ns = namespace(k=0) %}{% for x in [1, 2, 3, 4] if x > ns.k %}{% set ns.k = 3 %}{{ x }}{{ loop.length }}{% endfor %}", {}),
+    ("for_filter_lazy_last", "{% set ns = namespace(k=0) %}{% for x in [1, 2, 3, 4] if x > ns.k %}{{ x }}{{ loop.last }}{% set ns.k = 2 %}{% endfor %}", {}),
+    ("for_filter_lazy_next", "{% set ns = namespace(k=0) %}{% for x in [1, 2, 3, 4, 5] if x > ns.k %}{{ x }}{{ loop.nextitem }}{{ loop.revindex }}"
+     "{% set ns.k = 3 %};{% endfor %}", {}),
+    ("for_filter_lazy_body_error_first", "{% for x in [1, 0] if 1 / x %}{{ raise_exception('body') }}{% endfor %}", {}),
+    ("for_filter_lazy_filter_error", "{% for x in [1, 0] if 1 / x %}{{ x }}{% endfor %}", {}),
+    ("for_filter_lazy_repr", "{% set ns = namespace(k=0) %}{% for x in [1, 2, 3] if x > ns.k %}{{ loop }}{% set ns.k = 5 %}{% endfor %}", {}),
+    ("for_filter_lazy_attrs", "{% for x in [3, 1, 2] if x > 1 %}{{ loop.previtem }}{{ x }}{{ loop.first }}{{ loop.index }}{{ loop.revindex0 }}"
+     "{{ loop.cycle('a', 'b') }};{% else %}E{% endfor %}|{% set ns = namespace(k=0) %}{% for x in [1, 2, 3] if x > ns.k %}{{ x }}"
+     "{% set ns.k = 5 %}{% else %}E{% endfor %}", {}),
+    # caller, kwargs and varargs are special when the body (not a default) reads them
+    ("macro_default_caller_call", "{% macro m(a=caller) %}[{{ a }}]{% endmacro %}{% call m() %}x{% endcall %}", {}),
+    ("macro_default_caller", "{% macro m(a=caller) %}[{{ a }}]{% endmacro %}{{ m() }}", {}),
+    ("macro_default_varargs", "{% macro m(a=varargs) %}[{{ a }}]{% endmacro %}{{ m() }}", {}),
+    ("macro_default_kwargs", "{% macro m(a=kwargs) %}[{{ a }}]{% endmacro %}{{ m(b=1) }}", {}),
+    ("frames_recursive_loop_closure", "{% set ns = namespace(ms=[]) %}{% for item in tree recursive %}{% macro m() %}{{ item.n }}{% endmacro %}"
+     "{% set ns.ms = ns.ms + [m] %}{{ loop(item.c) if item.c }}{% endfor %}{% for f in ns.ms %}[{{ f() }}]{% endfor %}",
+     {"tree": [{"n": "a", "c": [{"n": "b"}]}, {"n": "d"}]}),
 ]
 
 
