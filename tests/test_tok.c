@@ -125,7 +125,7 @@ static void test_load_errors(void)
     } cases[] = {
         {"{\"model\":{\"type\":\"WordPiece\"," MINI_VOCAB "}}", "model.type"},
         {"{\"model\":{\"type\":\"WordLevel\"," MINI_VOCAB "}}", "WordLevel"},
-        {"{\"model\":{\"type\":\"BPE\",\"dropout\":0.5," MINI_VOCAB ",\"merges\":[]}}", "model.dropout"},
+        {"{\"model\":{\"type\":\"BPE\",\"dropout\":0.5," MINI_VOCAB ",\"merges\":[]}}", "model.dropout: BPE dropout 0.5 is not"},
         {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[\"a c\"]}}", "model.merges[0]"},
         {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[\"a  b\"]}}", "model.merges[0]"},
         {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB "}}", "model.merges"},
@@ -138,6 +138,7 @@ static void test_load_errors(void)
         {"{\"model\":{\"type\":\"BPE\"," MINI_VOCAB ",\"merges\":[\"a b\"", "end of input"},
         {"[1,2]", "object"},
         {"", "expected a JSON value"},
+        {"{\"model\":{\"type\":\"BPE\",\"dropout\":\"0.5\"," MINI_VOCAB ",\"merges\":[]}}", "model.dropout: expected a number or null, found string"},
     };
     for (iz k = 0; k < countof(cases); k++) {
         err e = {0};

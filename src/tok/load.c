@@ -98,7 +98,10 @@ static int load_model(loader *L, const json *model, vocab_map *orig)
                        (int)type->u.s.len, (const char *)type->u.s.s);
     const json *dropout = json_get(model, S("dropout"));
     if (dropout && dropout->type != JSON_NULL) {
-        double p = dropout->type == JSON_INT ? (double)dropout->u.i : dropout->type == JSON_FLOAT ? dropout->u.f : -1;
+        if (dropout->type != JSON_INT && dropout->type != JSON_FLOAT)
+            return fail_at(L, dropout, ERR_INVALID, "model.dropout", "expected a number or null, found %s",
+                           json_type_name(dropout->type));
+        double p = dropout->type == JSON_INT ? (double)dropout->u.i : dropout->u.f;
         /* 0.0 behaves as no dropout upstream; anything else is random. */
         if (p != 0.0)
             return fail_at(L, dropout, ERR_UNSUPPORTED, "model.dropout", "BPE dropout %.*s is not supported (it makes ids random)",
