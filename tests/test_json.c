@@ -268,6 +268,22 @@ static void test_depth(void)
     arena_fini(&a);
 }
 
+/* A node keeps its offset in 32 bits: a longer text is refused before a
+ * byte of it is read (so a length alone makes the case). */
+static void test_text_limit(void)
+{
+#if PTRDIFF_MAX > INT32_MAX
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    const char *doc = "[1]";
+    EXPECT(!json_parse(&a, str_from(doc, (iz)JSON_MAX_TEXT + 1), NULL, &e));
+    EXPECT_EQ(e.code, ERR_LIMIT);
+    EXPECT(strstr(e.msg, "2147483648 bytes") != NULL);
+    arena_fini(&a);
+#endif
+}
+
 static void test_out_of_memory(void)
 {
     const char *doc = "{\"a\": [1, 2, 3, \"\\u00e9\\n\", {\"b\": null}], \"c\": \"xyz\"}";
@@ -319,6 +335,7 @@ int main(void)
     RUN(test_errors);
     RUN(test_truncations);
     RUN(test_depth);
+    RUN(test_text_limit);
     RUN(test_out_of_memory);
     RUN(test_writer);
     return test_done();

@@ -50,7 +50,10 @@ struct json_member {
     json val;
 };
 
-enum { JSON_MAX_DEPTH = 512 };   /* default nesting limit */
+enum {
+    JSON_MAX_DEPTH = 512,         /* default nesting limit */
+    JSON_MAX_TEXT  = INT32_MAX,   /* the longest text json_parse reads */
+};
 
 typedef struct {
     int max_depth;   /* 0 = JSON_MAX_DEPTH */
@@ -58,7 +61,8 @@ typedef struct {
 
 /* Parses exactly one JSON value (surrounded by optional whitespace).
  * Returns NULL on error and fills `e` (offset, line, column, and a message
- * naming what was found). Out of memory in `a` is reported the same way. */
+ * naming what was found). Out of memory in `a` is reported the same way,
+ * and so is a text longer than JSON_MAX_TEXT (ERR_LIMIT). */
 json *json_parse(arena *a, str src, const json_opts *opt, err *e);
 
 /* Object member lookup (the last member with that key), or NULL. */

@@ -440,6 +440,12 @@ static void parse_value(parser *p, json *v)
 
 json *json_parse(arena *a, str src, const json_opts *opt, err *e)
 {
+    /* A node keeps its offset in 32 bits. */
+    if (src.len > JSON_MAX_TEXT) {
+        err_set(e, ERR_LIMIT, 0, "JSON text of %td bytes, more than the limit of %d bytes", src.len,
+                JSON_MAX_TEXT);
+        return NULL;
+    }
     parser p = {0};
     json vals0[STACK0];
     json_member mems0[STACK0];
