@@ -27,13 +27,18 @@ static void test_scalars(void)
     EXPECT_EQ(it[3].type, JSON_FLOAT);
     EXPECT(it[3].u.f == 1e5);
     EXPECT(it[4].u.f == -2.5e-3);
+    EXPECT_STR(it[4].u.num, S("-2.5E-3"));   /* a number's text, beside its value */
+    EXPECT_STR(it[1].u.num, S("-0"));
     EXPECT_EQ(it[5].type, JSON_INT);
     EXPECT(it[5].big);
-    EXPECT_STR(it[5].num, S("12345678901234567890"));
+    EXPECT_STR(it[5].u.num, S("12345678901234567890"));
     EXPECT(it[6].type == JSON_BOOL && it[6].u.b);
     EXPECT(it[7].type == JSON_BOOL && !it[7].u.b);
     EXPECT_EQ(it[8].type, JSON_NULL);
     EXPECT_STR(it[9].u.s, S("x"));
+    EXPECT_EQ(v->off, 1);       /* where each value starts */
+    EXPECT_EQ(it[0].off, 2);
+    EXPECT_EQ(it[9].off, 69);
     arena_fini(&a);
 }
 

@@ -54,7 +54,7 @@ bool chat_json_truthy(const json *v)
 {
     if (!v)
         return false;
-    switch (v->type) {
+    switch ((json_type)v->type) {
     case JSON_NULL:  return false;
     case JSON_BOOL:  return v->u.b;
     case JSON_INT:   return v->big || v->u.i != 0;

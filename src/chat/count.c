@@ -46,7 +46,7 @@ const char *count_kind_name(count_kind k)
 static json *jnew(arena *a, json_type t)
 {
     json *j = NEW(a, json, 1);
-    j->type = t;
+    j->type = (u8)t;
     j->off = -1;
     return j;
 }
@@ -109,7 +109,7 @@ static int fail(count_result *r, int code, const char *fmt, ...)
 
 static const char *json_pytype(const json *v)
 {
-    switch (v->type) {
+    switch ((json_type)v->type) {
     case JSON_NULL:  return "NoneType";
     case JSON_BOOL:  return "bool";
     case JSON_INT:   return "int";

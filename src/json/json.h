@@ -30,15 +30,26 @@ typedef enum {
 typedef struct json        json;
 typedef struct json_member json_member;
 
+/* A node is 32 bytes (on 64-bit targets), a member 48: a render of a long
+ * chat history out of cache waits on the tree's memory, so the node keeps
+ * only what some reader needs. `type` holds a json_type in one byte (a
+ * switch over it casts it back, to keep the compiler's check that every
+ * type is handled); `off` fits in 32 bits because json_parse refuses a
+ * text over JSON_MAX_TEXT bytes. */
 struct json {
-    json_type type;
-    bool      big;   /* JSON_INT that does not fit i64: see num */
-    iz        off;   /* byte offset of the value in the source */
-    str       num;   /* source text of a number */
+    u8        type;  /* a json_type */
+    bool      big;   /* JSON_INT that does not fit i64: see u.num */
+    i32       off;   /* byte offset of the value in the source; -1 for
+                      * a node built by hand */
     union {
         bool   b;
-        i64    i;
-        double f;
+        struct {     /* JSON_INT and JSON_FLOAT only */
+            union {
+                i64    i;
+                double f;
+            };
+            str num; /* source text of the number */
+        };
         str    s;    /* valid UTF-8 */
         struct { json *items; iz n; } arr;
         struct { json_member *members; iz n; } obj;
@@ -50,9 +61,12 @@ struct json_member {
     json val;
 };
 
+_Static_assert(sizeof(json) <= 32, "a JSON node grew past 32 bytes");
+_Static_assert(sizeof(json_member) <= 48, "a JSON object member grew past 48 bytes");
+
 enum {
     JSON_MAX_DEPTH = 512,         /* default nesting limit */
-    JSON_MAX_TEXT  = INT32_MAX,   /* the longest text json_parse reads */
+    JSON_MAX_TEXT  = INT32_MAX,   /* the longest text json_parse reads (json.off) */
 };
 
 typedef struct {

@@ -254,7 +254,7 @@ static void parse_number(parser *p, json *v)
             i++;
     }
     p->i = i;
-    v->num = str_from(s + start, i - start);
+    v->u.num = str_from(s + start, i - start);
     char tmp[64];
     char *txt = tmp;
     iz len = i - start;
@@ -397,7 +397,7 @@ static void parse_value(parser *p, json *v)
 {
     skip_ws(p);
     memset(v, 0, sizeof(*v));
-    v->off = p->i;
+    v->off = (i32)p->i;   /* json_parse bounds the text by JSON_MAX_TEXT */
     if (p->i >= p->n)
         fail(p, p->i, ERR_SYNTAX, "expected a JSON value");
     u8 c = p->s[p->i];

@@ -40,7 +40,7 @@ void json_write_str(buf *b, str s)
 
 void json_write(buf *b, const json *v)
 {
-    switch (v->type) {
+    switch ((json_type)v->type) {
     case JSON_NULL:
         buf_put(b, "null", 4);
         return;
@@ -52,8 +52,8 @@ void json_write(buf *b, const json *v)
         return;
     case JSON_INT:
     case JSON_FLOAT:
-        if (v->num.len)
-            buf_str(b, v->num);
+        if (v->u.num.len)
+            buf_str(b, v->u.num);
         else if (v->type == JSON_INT)
             buf_i64(b, v->u.i);
         else

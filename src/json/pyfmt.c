@@ -1216,7 +1216,7 @@ static void emit(dumper *d, const json *v, int level)
 {
     if (!check(d))
         return;
-    switch (v->type) {
+    switch ((json_type)v->type) {
     case JSON_NULL:
         buf_put(d->out, "null", 4);
         break;
@@ -1229,9 +1229,9 @@ static void emit(dumper *d, const json *v, int level)
     case JSON_INT:
         if (!v->big)
             buf_i64(d->out, v->u.i);
-        else if (!pyfmt_int_text(d->out, v->num))
-            fail(d, v->num.len > PYFMT_INT_MAX_DIGITS ? ERR_LIMIT : ERR_INVALID,
-                 v->num.len > PYFMT_INT_MAX_DIGITS
+        else if (!pyfmt_int_text(d->out, v->u.num))
+            fail(d, v->u.num.len > PYFMT_INT_MAX_DIGITS ? ERR_LIMIT : ERR_INVALID,
+                 v->u.num.len > PYFMT_INT_MAX_DIGITS
                      ? "integer of more than 4300 digits (Python's int() refuses it)"
                      : "big integer without valid decimal text");
         break;

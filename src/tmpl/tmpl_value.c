@@ -378,7 +378,7 @@ bool tv_dict_get(const tv_dict *d, tv key, tv *out)
 static NOINLINE tv json_bigint(tmpl_rt *rt, const json *j)
 {
     buf b = {0};
-    bool ok = pyfmt_int_text(&b, j->num);
+    bool ok = pyfmt_int_text(&b, j->u.num);
     tv v = {.kind = TV_BIGINT};
     if (ok && !b.failed)
         tv_set_s(&v, arena_strdup(rt->a, buf_view(&b)));
@@ -393,7 +393,7 @@ static tv from_json(tmpl_rt *rt, const json *j, int depth);
 /* A member or item at `depth`: scalars here, containers by from_json. */
 static ALWAYS_INLINE tv from_json_at(tmpl_rt *rt, const json *j, int depth)
 {
-    switch (j->type) {
+    switch ((json_type)j->type) {
     case JSON_NULL:  return tv_none();
     case JSON_BOOL:  return tv_bool(j->u.b);
     case JSON_FLOAT: return tv_float(j->u.f);
@@ -420,7 +420,7 @@ static ALWAYS_INLINE void prefetch_members(const json *it)
         return;
     const json_member *m = it->u.obj.members;
     iz n = it->u.obj.n < PREFETCH_MEMBERS ? it->u.obj.n : PREFETCH_MEMBERS;
-    for (iz q = 0; q < n; q++)   /* a member is 64 bytes, not always aligned */
+    for (iz q = 0; q < n; q++)   /* a member (48 bytes) may straddle two lines */
         PREFETCH((const char *)(m + q) + sizeof *m - 1);
     PREFETCH(m);
 }
@@ -453,7 +453,7 @@ static void check_depth(tmpl_rt *rt, int depth, iz n)
 
 static tv from_json(tmpl_rt *rt, const json *j, int depth)
 {
-    switch (j->type) {
+    switch ((json_type)j->type) {
     case JSON_ARR: {
         iz n = j->u.arr.n;
         check_depth(rt, depth, n);

@@ -30,7 +30,7 @@ static bool parse_into(arena *perm, tok_decoder *d, const json *j, const char *p
 {
     const json *type = json_get(j, S("type"));
     if (!type || type->type != JSON_STR) {
-        err_set(e, ERR_INVALID, j->off, "%s: a decoder needs a \"type\" (at byte %td)", path, j->off);
+        err_set(e, ERR_INVALID, j->off, "%s: a decoder needs a \"type\" (at byte %td)", path, (iz)j->off);
         return false;
     }
     d->type = DEC_NONE;
@@ -40,13 +40,13 @@ static bool parse_into(arena *perm, tok_decoder *d, const json *j, const char *p
     switch (d->type) {
     case DEC_NONE:
         err_set(e, ERR_UNSUPPORTED, type->off, "%s.type: unsupported decoder type \"%.*s\" (at byte %td)", path,
-                (int)type->u.s.len, (const char *)type->u.s.s, type->off);
+                (int)type->u.s.len, (const char *)type->u.s.s, (iz)type->off);
         return false;
     case DEC_REPLACE: {
         const json *pat = json_get(j, S("pattern"));
         str lit = get_str(pat, "String");
         if (!lit.s) {
-            err_set(e, ERR_UNSUPPORTED, j->off, "%s: Replace decoder with a regex pattern is not supported (at byte %td)", path, j->off);
+            err_set(e, ERR_UNSUPPORTED, j->off, "%s: Replace decoder with a regex pattern is not supported (at byte %td)", path, (iz)j->off);
             return false;
         }
         d->pattern = arena_strdup(perm, lit);
@@ -82,7 +82,7 @@ static bool parse_into(arena *perm, tok_decoder *d, const json *j, const char *p
     case DEC_SEQUENCE: {
         const json *arr = json_get(j, S("decoders"));
         if (!arr || arr->type != JSON_ARR) {
-            err_set(e, ERR_INVALID, j->off, "%s: Sequence needs \"decoders\" (at byte %td)", path, j->off);
+            err_set(e, ERR_INVALID, j->off, "%s: Sequence needs \"decoders\" (at byte %td)", path, (iz)j->off);
             return false;
         }
         d->nsteps = arr->u.arr.n;
@@ -103,7 +103,7 @@ static bool parse_into(arena *perm, tok_decoder *d, const json *j, const char *p
 tok_decoder *decoder_parse(arena *perm, const json *j, const char *path, err *e)
 {
     if (j->type != JSON_OBJ) {
-        err_set(e, ERR_INVALID, j->off, "%s: must be an object (at byte %td)", path, j->off);
+        err_set(e, ERR_INVALID, j->off, "%s: must be an object (at byte %td)", path, (iz)j->off);
         return NULL;
     }
     tok_decoder *d = NEW(perm, tok_decoder, 1);

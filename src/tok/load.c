@@ -44,7 +44,7 @@ static int component_failed(loader *L, const json *j)
 {
     if (L->e && !strstr(L->e->msg, "at byte")) {
         size_t n = strlen(L->e->msg);
-        snprintf(L->e->msg + n, sizeof(L->e->msg) - n, " (at byte %td)", j->off);
+        snprintf(L->e->msg + n, sizeof(L->e->msg) - n, " (at byte %td)", (iz)j->off);
         if (L->e->off < 0)
             L->e->off = j->off;
     }
@@ -105,7 +105,7 @@ static int load_model(loader *L, const json *model, vocab_map *orig)
         /* 0.0 behaves as no dropout upstream; anything else is random. */
         if (p != 0.0)
             return fail_at(L, dropout, ERR_UNSUPPORTED, "model.dropout", "BPE dropout %.*s is not supported (it makes ids random)",
-                           (int)dropout->num.len, (const char *)dropout->num.s);
+                           (int)dropout->u.num.len, (const char *)dropout->u.num.s);
     }
     const json *vocab = json_get(model, S("vocab"));
     const json *merges = json_get(model, S("merges"));

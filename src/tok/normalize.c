@@ -971,7 +971,7 @@ bool tok_norm_keeps_ascii(const tok_norm *n)
 
 static int bad(err *e, const json *at, int code, const char *path, const char *what)
 {
-    return err_set(e, code, at->off, "%s: %s (at byte %td)", path, what, at->off);
+    return err_set(e, code, at->off, "%s: %s (at byte %td)", path, what, (iz)at->off);
 }
 
 /* A field the crate requires (serde gives no default): a bool or a string. */
@@ -1100,7 +1100,7 @@ static bool unsupported(const json *ty, const char *path, err *e)
 {
     str t = ty->u.s;
     err_set(e, ERR_UNSUPPORTED, ty->off, "%s: unsupported normalizer type \"%.*s\" (at byte %td)", path,
-            (int)MIN(t.len, 64), (const char *)t.s, ty->off);
+            (int)MIN(t.len, 64), (const char *)t.s, (iz)ty->off);
     return false;
 }
 
