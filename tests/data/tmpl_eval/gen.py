@@ -263,6 +263,9 @@ CASES = [
     ("loop_attr_top_dict", "{{ loop.index }}|{{ loop.first }}", {"loop": {"index": 3, "first": "f"}}),
     ("attr_of_loop_item", "{% for m in ms %}[{{ m.nope }}]{{ m.nope is defined }}{{ m.role }}{{ m.n }}{{ m.l }}{{ m.d.k }}{{ m.items is defined }};{% endfor %}",
      {"ms": [{"role": "a", "n": 1, "l": [1], "d": {"k": None}}, {"role": "b", "n": 2.5, "l": [], "d": {"k": True}}]}),
+    ("attr_same_name_other_dicts", "{% for m in ms %}{{ m.role }}{{ ms[0].role }}{{ m.role }}{{ m.d.role }}{{ m.role }}{{ m.nope is defined }}"
+     "{{ m.role }}{{ m.d }}{{ m.d.role }};{% endfor %}{{ ms[1].d.role }}{{ (ms | first).role }}",
+     {"ms": [{"role": "a", "d": {"role": "in-a"}}, {"role": "b", "d": {"role": "in-b"}}, {"role": "a", "d": {"role": ["x"]}}]}),
     ("attr_of_loop_item_missing_used", "{% for m in ms %}{{ m.nope + 1 }}{% endfor %}", {"ms": [{"role": "a"}]}),
     ("attr_of_loop_item_kinds", "{% for m in ms %}[{{ m.role }}]{% endfor %}",
      {"ms": [None, "str", [1], {"role": "r"}]}),
