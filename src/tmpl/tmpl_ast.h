@@ -249,6 +249,7 @@ struct tmpl_frame {
      * caller even when it is a parameter) */
     i32         caller_slot, kwargs_slot, varargs_slot;
     u8          uses;
+    str         qualname;   /* a function's Python __qualname__ ("root.<locals>.macro") */
     /* scoped BLOCK: the names visible where it is (dump_stores) and
      * their slots there, for its derived context; a FOR's filter
      * function: the slot of each name of the target, in order */

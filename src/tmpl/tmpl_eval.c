@@ -724,14 +724,20 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         tv caller = tv_undef_hint(&e->rt, "UndefinedError", "No caller defined");
         for (i32 k = 0; k < args->nkw; k++)
             if (!used_kw[k] && str_eq(args->kwname[k], S("caller"))) {
-                caller = args->kw[k];
+                if (args->kw[k].kind != TV_NONE)   /* kwargs.pop("caller", None) */
+                    caller = args->kw[k];
                 used_kw[k] = 1;
                 break;
             }
         if (fr->caller_slot >= 0)
             s->slot[fr->caller_slot] = caller;
     }
-    str mname = m->name.len ? m->name : S("caller");
+    /* repr(Macro.name): a call block's is None */
+    char mname[160];
+    if (m->name.len)
+        snprintf(mname, sizeof mname, "'%.*s'", (int)MIN(m->name.len, 120), (const char *)m->name.s);
+    else
+        snprintf(mname, sizeof mname, "None");
     if (uses_kwargs) {
         tv d = tv_dict_new(&e->rt, 0);
         for (i32 k = 0; k < args->nkw; k++)
@@ -740,17 +746,16 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         if (fr->kwargs_slot >= 0)
             s->slot[fr->kwargs_slot] = d;
     } else {
+        /* a leftover `caller` is reported before the first other keyword */
         for (i32 k = 0; k < args->nkw; k++)
-            if (!used_kw[k]) {
-                if (str_eq(args->kwname[k], S("caller")))
-                    tmpl_raise(&e->rt, "TypeError",
-                               "macro '%.*s' was invoked with two values for the special caller "
-                               "argument. This is most likely a bug.",
-                               (int)mname.len, (const char *)mname.s);
-                tmpl_raise(&e->rt, "TypeError", "macro '%.*s' takes no keyword argument '%.*s'",
-                           (int)mname.len, (const char *)mname.s,
+            if (!used_kw[k] && str_eq(args->kwname[k], S("caller")))
+                tmpl_raise(&e->rt, "TypeError",
+                           "macro %s was invoked with two values for the special caller "
+                           "argument. This is most likely a bug.", mname);
+        for (i32 k = 0; k < args->nkw; k++)
+            if (!used_kw[k])
+                tmpl_raise(&e->rt, "TypeError", "macro %s takes no keyword argument '%.*s'", mname,
                            (int)args->kwname[k].len, (const char *)args->kwname[k].s);
-            }
     }
     if (uses_varargs) {
         iz extra = args->npos > np ? args->npos - np : 0;
@@ -760,8 +765,17 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         if (fr->varargs_slot >= 0)
             s->slot[fr->varargs_slot] = t;
     } else if (args->npos > np) {
-        tmpl_raise(&e->rt, "TypeError", "macro '%.*s' takes not more than %d argument(s)",
-                   (int)mname.len, (const char *)mname.s, (int)np);
+        tmpl_raise(&e->rt, "TypeError", "macro %s takes not more than %d argument(s)", mname, (int)np);
+    }
+    if (uses_caller && !found_caller && fr->caller_slot < 0) {
+        /* an explicit `caller` parameter filled by position, the others
+         * not all: Jinja still appends a caller, one argument more than
+         * its Python function takes */
+        int takes = (int)np + (fr->kwargs_slot >= 0) + (fr->varargs_slot >= 0);
+        int given = takes + 1;
+        tmpl_raise(&e->rt, "TypeError", "%.*s() takes %d positional argument%s but %d %s given",
+                   (int)fr->qualname.len, (const char *)fr->qualname.s, takes, takes == 1 ? "" : "s",
+                   given, given == 1 ? "was" : "were");
     }
     /* the macro's function: its frame, then each parameter still missing
      * takes its default (evaluated in the macro) or an Undefined */
@@ -925,10 +939,7 @@ static tv call_value(ev *e, tv callee, const tv_args *args)
     case TV_METHOD:
         return tmpl_method_call(&e->rt, callee.u.method, args);
     case TV_LOOP:
-        if (callee.u.loop->node)
-            return call_loop(e, callee.u.loop, args);
-        tmpl_raise(&e->rt, "TypeError",
-                   "Tried to call non recursive loop.  Maybe you forgot the 'recursive' modifier.");
+        return call_loop(e, callee.u.loop, args);
     case TV_JOINER: {
         check_no_args(e, args, "__call__");
         tv_joiner *j = callee.u.joiner;
@@ -1652,6 +1663,18 @@ static void assign_filter_target(ev *e, act *s, const tmpl_frame *tf, const tmpl
         assign_filter_target(e, s, tf, target->u.items.v[i], items[i], k);
 }
 
+/* What the filter yields for an item that passes: the target as assigned,
+ * a tuple target packed again (Jinja's generator yields `a, b`). */
+static tv filter_target_value(ev *e, act *s, const tmpl_frame *tf, const tmpl_node *target, i32 *k)
+{
+    if (target->kind == TMPL_NAME)
+        return s->slot[tf->locals[(*k)++].slot];
+    tv t = tv_tuple_new(&e->rt, target->u.items.n);
+    for (i32 i = 0; i < target->u.items.n; i++)
+        t.u.list->v[i] = filter_target_value(e, s, tf, target->u.items.v[i], k);
+    return t;
+}
+
 /* A filtered loop's generator (Jinja's loop filter function): the
  * iterable's items, the next one to test, the filter's activation. */
 typedef struct loop_filter {
@@ -1680,6 +1703,11 @@ static bool loop_more(tmpl_rt *rt, tv_loop *l)
         i32 k = 0;
         assign_filter_target(e, f->ts, tf, n->u.for_.target, item, &k);
         bool pass = eval_cond(e, f->ts, n->u.for_.filter);
+        if (pass && n->u.for_.target->kind == TMPL_TUPLE) {
+            k = 0;
+            item = filter_target_value(e, f->ts, tf, n->u.for_.target, &k);
+            e->rt.escapes++;   /* the tuple outlives the test */
+        }
         if (e->rt.escapes == esc)
             arena_restore(e->rt.a, m);
         if (pass) {
@@ -1754,21 +1782,43 @@ static int run_for(ev *e, act *s, const tmpl_node *n, tv iterv, i32 depth0)
     }
     frame_leave(b, fr);
     if (!completed && fr->orelse) {
+        /* the else branch is code after the loop: a break or continue in
+         * it is the enclosing loop's */
         frame_enter(e, b, fr->orelse);
-        exec_body(e, b, &n->u.for_.orelse);
+        int x = exec_body(e, b, &n->u.for_.orelse);
+        if (x != X_OK)
+            return x;
         frame_leave(b, fr->orelse);
     }
     return X_OK;
 }
 
+/* loop(iterable): LoopContext.__call__(self, iterable), its arguments
+ * bound as CPython 3.11 binds them (keywords first), then Jinja's check. */
 static tv call_loop(ev *e, tv_loop *l, const tv_args *a)
 {
-    if (a->npos != 1 || a->nkw)
-        tmpl_raise(&e->rt, "TypeError", "loop() takes exactly one argument");
+    tv iterable = tv_missing();
+    for (i32 k = 0; k < a->nkw; k++) {
+        if (!str_eq(a->kwname[k], S("iterable")))
+            tmpl_raise(&e->rt, "TypeError", "LoopContext.__call__() got an unexpected keyword argument '%.*s'",
+                       (int)MIN(a->kwname[k].len, 200), (const char *)a->kwname[k].s);
+        if (a->npos >= 1)
+            tmpl_raise(&e->rt, "TypeError", "LoopContext.__call__() got multiple values for argument 'iterable'");
+        iterable = a->kw[k];
+    }
+    if (a->npos > 1)
+        tmpl_raise(&e->rt, "TypeError", "LoopContext.__call__() takes 2 positional arguments but %d were given",
+                   (int)a->npos + 1);
+    if (a->npos == 1)
+        iterable = a->pos[0];
+    if (iterable.kind == TV_MISSING)
+        tmpl_raise(&e->rt, "TypeError", "LoopContext.__call__() missing 1 required positional argument: 'iterable'");
+    if (!l->node)
+        tmpl_raise(&e->rt, "TypeError", "The loop must have the 'recursive' marker to be called recursively.");
     if (++e->rt.depth > TMPL_MAX_CALL_DEPTH)
         tmpl_raise(&e->rt, "RecursionError", "maximum recursion depth exceeded");
     iz start = e->out->len;
-    run_for(e, (act *)l->frame, (const tmpl_node *)l->node, a->pos[0], l->depth0 + 1);
+    run_for(e, (act *)l->frame, (const tmpl_node *)l->node, iterable, l->depth0 + 1);
     tv r = tail_copy(e, e->out, start);
     e->out->len = start;
     e->rt.depth--;
@@ -1830,8 +1880,13 @@ EXEC_FN(st_for) { return run_for(e, s, n, eval(e, s, n->u.for_.iter), 0); }
 
 EXEC_FN(st_set)
 {
-    tv v = eval(e, s, n->u.set.value);
     const tmpl_node *t = n->u.set.target;
+    if (t->kind == TMPL_NSREF) {   /* Jinja checks the namespace before the value */
+        tv ns = act_up(s, t->up)->slot[t->slot];
+        if (ns.kind != TV_NS)
+            tmpl_raise(&e->rt, "TemplateRuntimeError", "cannot assign attribute on non-namespace object");
+    }
+    tv v = eval(e, s, n->u.set.value);
     if (t->kind == TMPL_NAME)
         store_var(e, s, t, t->u.name.sym, v);
     else
@@ -1839,12 +1894,27 @@ EXEC_FN(st_set)
     return X_OK;
 }
 
+/* A body run into a string (a set or filter block's), or, when a break or
+ * continue leaves the loop around it from inside (Jinja compiles the body
+ * inline), nothing: *x says which. */
+static tv capture_x(ev *e, act *s, const tmpl_list *body, int *x)
+{
+    iz start = e->out->len;
+    *x = exec_body(e, s, body);
+    tv r = *x == X_OK ? tail_copy(e, e->out, start) : tv_str(S(""));
+    e->out->len = start;
+    return r;
+}
+
 /* The body in its own frame, then the filter there, then the target. */
 EXEC_FN(st_set_block)
 {
     const tmpl_frame *fr = n->u.setblock.frame;
     frame_enter(e, s, fr);
-    tv body = capture(e, s, &n->u.setblock.body);
+    int x;
+    tv body = capture_x(e, s, &n->u.setblock.body, &x);
+    if (x != X_OK)
+        return x;
     if (n->u.setblock.filter)
         body = apply_block_filter(e, s, n->u.setblock.filter, body);
     e->rt.line = n->line;
@@ -1876,7 +1946,10 @@ EXEC_FN(st_filter_block)
 {
     const tmpl_frame *fr = n->u.fblock.frame;
     frame_enter(e, s, fr);
-    tv body = capture(e, s, &n->u.fblock.body);
+    int x;
+    tv body = capture_x(e, s, &n->u.fblock.body, &x);
+    if (x != X_OK)
+        return x;
     emit_value(e, apply_block_filter(e, s, n->u.fblock.filter, body));
     frame_leave(s, fr);
     return X_OK;

@@ -25,6 +25,7 @@ enum { WORK_BUDGET = 200 * 1000 * 1000 };
 typedef struct fn fn;
 struct fn {
     fn         *parent;
+    str         qualname;     /* the Python function's __qualname__ */
     i32         depth;        /* functions out to the template's own */
     i32        *key_level;    /* slot k holds l_<key_level[k]>_<syms[key_sym[k]]> */
     i32        *key_sym;
@@ -532,10 +533,24 @@ static void und_body(fx *x, undecl *u, const tmpl_list *l)
 
 /* ---- resolution ---------------------------------------------------------- */
 
-static fn *fn_new(fx *x, fn *parent, tmpl_frame *frame)
+/* A function nested in parent (NULL: one of the template's own, `name`
+ * being "root" or "block_<name>"), called `name` in Python. */
+static fn *fn_new(fx *x, fn *parent, tmpl_frame *frame, str name)
 {
     fn *f = NEW(x->scratch, fn, 1);
     f->parent = parent;
+    if (parent) {
+        str mid = S(".<locals>.");
+        iz len = parent->qualname.len + mid.len + name.len;
+        u8 *q = NEW_NZ(x->a, u8, len);
+        memcpy(q, parent->qualname.s, (size_t)parent->qualname.len);
+        memcpy(q + parent->qualname.len, mid.s, (size_t)mid.len);
+        memcpy(q + parent->qualname.len + mid.len, name.s, (size_t)name.len);
+        f->qualname = str_from(q, len);
+    } else {
+        f->qualname = name;
+    }
+    frame->qualname = f->qualname;
     f->depth = parent ? parent->depth + 1 : 0;
     f->frame = frame;
     x->fns = grow(x, x->fns, x->nfns, &x->capfns, (iz)sizeof(fn *));
@@ -769,7 +784,7 @@ static tmpl_frame *res_macro(fx *x, syms *s, tmpl_node *n)
     tmpl_frame *fr = frame_new(x);
     fr->keep = true;
     fr->function = true;
-    fn *f = fn_new(x, s->f, fr);
+    fn *f = fn_new(x, s->f, fr, S("macro"));
     syms *ms = syms_new(x, s, f);
     /* RootVisitor.visit_Macro / visit_CallBlock: args, defaults, body */
     fsv_list(x, ms, &n->u.macro.params, false);
@@ -858,7 +873,7 @@ static void res_for(fx *x, syms *s, tmpl_node *n)
     /* the body: a function of its own when recursive */
     fn *bf = s->f;
     if (n->u.for_.recursive) {
-        bf = fn_new(x, s->f, fr);
+        bf = fn_new(x, s->f, fr, S("loop"));
         fr->function = true;
         fr->keep = !n->u.for_.orelse.n;
     }
@@ -877,7 +892,7 @@ static void res_for(fx *x, syms *s, tmpl_node *n)
         tmpl_frame *tf = frame_new(x);
         tf->keep = true;
         tf->function = true;
-        fn *f = fn_new(x, s->f, tf);
+        fn *f = fn_new(x, s->f, tf, S("t"));
         syms *ts = syms_new(x, s, f);
         fsv_expr(x, ts, n->u.for_.target, true);
         fsv_expr(x, ts, n->u.for_.filter, false);
@@ -947,7 +962,7 @@ static void res_stmt(fx *x, syms *s, tmpl_node *n, bool top)
         tmpl_frame *fr = frame_new(x);
         fr->keep = true;
         fr->function = true;
-        fn *f = fn_new(x, s->f, fr);
+        fn *f = fn_new(x, s->f, fr, S("macro"));
         syms *gs = syms_new(x, s, f);
         fsv_body(x, gs, &n->u.fblock.body);
         fsv_body(x, gs, &n->u.fblock.body);
@@ -998,7 +1013,10 @@ static void res_stmt(fx *x, syms *s, tmpl_node *n, bool top)
         tmpl_frame *fr = frame_new(x);
         fr->keep = true;
         fr->function = true;
-        fn *f = fn_new(x, NULL, fr);
+        u8 *bn = NEW_NZ(x->a, u8, 6 + n->u.block.name.s.len);
+        memcpy(bn, "block_", 6);
+        memcpy(bn + 6, n->u.block.name.s.s, (size_t)n->u.block.name.s.len);
+        fn *f = fn_new(x, NULL, fr, str_from(bn, 6 + n->u.block.name.s.len));
         f->depth = 0;
         syms *bs = syms_new(x, NULL, f);
         fsv_body(x, bs, &n->u.block.body);
@@ -1078,7 +1096,7 @@ int tmpl_frames(tmpl_prog *p, arena *a, const tmpl_node **bad, char *msg, iz msg
     tmpl_frame *fr = frame_new(&x);
     fr->keep = true;
     fr->function = true;
-    fn *root = fn_new(&x, NULL, fr);
+    fn *root = fn_new(&x, NULL, fr, S("root"));
     syms *s = syms_new(&x, NULL, root);
     fsv_body(&x, s, &p->body);
     frame_loads(&x, fr, s, NULL);

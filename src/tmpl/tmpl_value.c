@@ -597,10 +597,25 @@ const char *tv_type_name(tv v)
     return "object";
 }
 
-static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int depth);
-static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth);
+/* The containers being written, outermost first (Python's Py_ReprEnter):
+ * one met again inside itself is written "[...]", "(...)" or "{...}". */
+typedef struct repr_open { const void *p[PYFMT_MAX_DEPTH + 2]; } repr_open;
 
-static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
+static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int depth, repr_open *o);
+static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth, repr_open *o);
+
+static bool repr_entered(repr_open *o, const void *p, int depth, buf *b, const char *again)
+{
+    for (int i = 0; i < depth; i++)
+        if (o->p[i] == p) {
+            buf_cstr(b, again);
+            return true;
+        }
+    o->p[depth] = p;
+    return false;
+}
+
+static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth, repr_open *o)
 {
     if (depth > PYFMT_MAX_DEPTH)
         tmpl_raise(rt, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
@@ -624,14 +639,14 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
         if (v.flags & TVF_ITER)
             tmpl_fail(rt, ERR_UNSUPPORTED, "printing a %s object (Python prints its address)",
                       tv_type_name(v));
-        write_seq(rt, b, v.u.list, v.kind == TV_TUPLE, depth);
+        write_seq(rt, b, v.u.list, v.kind == TV_TUPLE, depth, o);
         break;
     case TV_DICT:
-        write_dict(rt, b, v.u.dict, depth);
+        write_dict(rt, b, v.u.dict, depth, o);
         break;
     case TV_NS:
         buf_cstr(b, "<Namespace ");
-        write_dict(rt, b, v.u.dict, depth);
+        write_dict(rt, b, v.u.dict, depth, o);
         buf_byte(b, '>');
         break;
     case TV_LOOP:
@@ -666,35 +681,40 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth)
     check_buf(rt, b);
 }
 
-static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int depth)
+static void write_seq(tmpl_rt *rt, buf *b, const tv_list *l, bool tuple, int depth, repr_open *o)
 {
+    if (repr_entered(o, l, depth, b, tuple ? "(...)" : "[...]"))
+        return;
     buf_byte(b, tuple ? '(' : '[');
     for (iz i = 0; i < l->n; i++) {
         if (i)
             buf_cstr(b, ", ");
-        write_repr_depth(rt, b, l->v[i], depth + 1);
+        write_repr_depth(rt, b, l->v[i], depth + 1, o);
     }
     if (tuple && l->n == 1)
         buf_byte(b, ',');
     buf_byte(b, tuple ? ')' : ']');
 }
 
-static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth)
+static void write_dict(tmpl_rt *rt, buf *b, const tv_dict *d, int depth, repr_open *o)
 {
+    if (repr_entered(o, d, depth, b, "{...}"))
+        return;
     buf_byte(b, '{');
     for (iz i = 0; i < tv_dict_n(d); i++) {
         if (i)
             buf_cstr(b, ", ");
-        write_repr_depth(rt, b, tv_dict_e(d)[i].key, depth + 1);
+        write_repr_depth(rt, b, tv_dict_e(d)[i].key, depth + 1, o);
         buf_cstr(b, ": ");
-        write_repr_depth(rt, b, tv_dict_e(d)[i].val, depth + 1);
+        write_repr_depth(rt, b, tv_dict_e(d)[i].val, depth + 1, o);
     }
     buf_byte(b, '}');
 }
 
 void tv_write_repr(tmpl_rt *rt, buf *b, tv v)
 {
-    write_repr_depth(rt, b, v, 0);
+    repr_open o;
+    write_repr_depth(rt, b, v, 0, &o);
 }
 
 void tv_write_str(tmpl_rt *rt, buf *b, tv v)
@@ -707,7 +727,7 @@ void tv_write_str(tmpl_rt *rt, buf *b, tv v)
     case TV_BIGINT: buf_str(b, tv_s(v)); break;
     case TV_FLOAT:  pyfmt_float_repr(b, v.u.f); break;
     case TV_STR:    buf_str(b, tv_s(v)); break;
-    default:        write_repr_depth(rt, b, v, 0); return;
+    default:        tv_write_repr(rt, b, v); return;
     }
     check_buf(rt, b);
 }

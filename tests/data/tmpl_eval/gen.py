@@ -338,6 +338,30 @@ CASES = [
     ("macro_default_caller", "{% macro m(a=caller) %}[{{ a }}]{% endmacro %}{{ m() }}", {}),
     ("macro_default_varargs", "{% macro m(a=varargs) %}[{{ a }}]{% endmacro %}{{ m() }}", {}),
     ("macro_default_kwargs", "{% macro m(a=kwargs) %}[{{ a }}]{% endmacro %}{{ m(b=1) }}", {}),
+    # found by a randomized comparison with Jinja2 (scoping constructs)
+    ("filter_block_continue", "{% for x in [1, 2] %}{% filter upper %}a{% continue %}{% endfilter %}b{% endfor %}", {}),
+    ("set_block_break", "{% for x in [1, 2, 3] %}{% set s %}{% if x == 2 %}{% break %}{% endif %}{% endset %}{{ x }}{% endfor %}|"
+     "{% for x in [1, 2, 3] %}{% set s | upper %}{% if x == 2 %}{% break %}{% endif %}{% endset %}{{ x }}{% endfor %}", {}),
+    ("for_else_break_outer", "{% for y in [1, 2] %}{{ y }}{% for m in [] %}{% else %}{% break %}{% endfor %}{% endfor %}|"
+     "{% for y in [1, 2] %}{% for m in [] %}{% else %}{% continue %}{% endfor %}{{ y }}{% endfor %}", {}),
+    ("nsref_checked_before_value", "{% set ns.a = ns.a %}", {}),
+    ("nsref_checked_before_value_error", "{% set ns = 1 %}{% set ns.a = 1 / 0 %}", {}),
+    ("for_filter_tuple_target", "{% for a, b in [[1, 2], [3, 4]] if true %}{{ loop.previtem }}|{{ loop.nextitem }};{% endfor %}"
+     "{% for a, (b, c) in [[4, [5, 6]], [7, [8, 9]]] if a %}{{ loop.nextitem }}{{ a }}{{ b }}{{ c }};{% endfor %}", {}),
+    ("loop_call_not_recursive", "{% for x in [1] %}{{ loop(1) }}{% endfor %}", {}),
+    ("loop_call_no_argument", "{% for x in [1] %}{{ loop() }}{% endfor %}", {}),
+    ("loop_call_keyword", "{% for x in [1] recursive %}{{ loop(caller=1) }}{% endfor %}", {}),
+    ("loop_call_two", "{% for x in [1] recursive %}{{ loop([], 2) }}{% endfor %}", {}),
+    ("loop_call_twice", "{% for x in [1] recursive %}{{ loop([], iterable=2) }}{% endfor %}", {}),
+    ("loop_call_iterable_keyword", "{% for x in [[1]] recursive %}{{ x }}{% if x is iterable %}{{ loop(iterable=x) }}{% endif %}{% endfor %}", {}),
+    ("call_block_extra_keyword", "{% macro m() %}{% endmacro %}{% call m(k=1) %}{% endcall %}", {}),
+    ("caller_name_none", "{% macro m() %}{{ caller(1) }}{% endmacro %}{% call m() %}{% endcall %}", {}),
+    ("caller_name_none_keyword", "{% macro m() %}{{ caller(k=1) }}{% endmacro %}{% call m() %}{% endcall %}", {}),
+    ("caller_none_is_no_caller", "{% macro m() %}[{{ caller }}]{% endmacro %}{{ m(caller=none) }}", {}),
+    ("explicit_caller_param_used", "{% macro m(caller=1, b=2) %}{{ caller }}{% endmacro %}{{ m(5, 6) }}|{{ m(b=3) }}|{{ m(5) }}", {}),
+    ("explicit_caller_param_nested", "{% macro o() %}{% macro m(caller=1, b=2) %}{{ caller }}{{ kwargs }}{% endmacro %}{{ m(5) }}{% endmacro %}{{ o() }}", {}),
+    ("repr_self_reference", "{% set ns = namespace(a=0) %}{% set ns.a = ns %}{{ ns }}|{{ ns ~ '' }}|{% set ns2 = namespace(a=[]) %}"
+     "{% set ns2.a = [ns2, [1, ns2.a], (ns2,)] %}{{ ns2 }}|{% set x = [1] %}{{ [x, x] }}{{ (x, x) }}{{ {'a': x, 'b': x} }}", {}),
     ("frames_recursive_loop_closure", "{% set ns = namespace(ms=[]) %}{% for item in tree recursive %}{% macro m() %}{{ item.n }}{% endmacro %}"
      "{% set ns.ms = ns.ms + [m] %}{{ loop(item.c) if item.c }}{% endfor %}{% for f in ns.ms %}[{{ f() }}]{% endfor %}",
      {"tree": [{"n": "a", "c": [{"n": "b"}]}, {"n": "d"}]}),
