@@ -1342,32 +1342,18 @@ static NOINLINE tv lazy_attr_missing(ev *e, const tmpl_node *n, tv obj)
     return tv_undef_attr(&e->rt, obj, tv_str(n->u.getattr.attr.s));
 }
 
-/* name.attr where attr can only be a dict's key (GETATTR's op 2): a lazy
- * dict's JSON members searched here, with tail calls only out of the
- * common case; any other value by getattr_of. */
 /* name.attr of a GETATTR node whose obj is a NAME, out of line. */
 static NOINLINE tv attr_of_name(ev *e, act *s, const tmpl_node *n)
 {
     return getattr_of(e, n, load_var(e, s, n->u.getattr.obj));
 }
 
-EVAL_FN(ev_attr_name)
+/* ev_attr_name's search of a lazy dict's JSON members (tv_dict_lazy_get's,
+ * written out: through it, its result by pointer, the template took 0.9%
+ * more instructions, split into a find and a value 1.9% more). */
+static NOINLINE tv lazy_attr_search(ev *e, const tmpl_node *n, tv obj)
 {
-    /* only tail calls out of here: a name of another function, a value
-     * other than a lazy dict (or missing) go to attr_of_name */
-    const tmpl_node *o = n->u.getattr.obj;
-    if (unlikely(o->up))
-        return attr_of_name(e, s, n);
-    tv obj = s->slot[o->slot];
-    if (obj.kind != TV_DICT || !obj.u.dict->lazy)
-        return attr_of_name(e, s, n);
-    /* tv_dict_lazy_get's search, written out: through it (its result by
-     * pointer) the template took 0.9% more instructions, split into a find
-     * and a value 1.9% more */
     const tv_dict *d = obj.u.dict;
-    i32 sym = n->u.getattr.attr.sym;
-    if (e->ac_dict == d && e->ac_sym == sym)
-        return e->ac_val;
     str key = n->u.getattr.attr.s;
     const json_member *m = d->lazy->u.obj.members;
     for (iz i = d->lazy->u.obj.n - 1; i >= 0; i--)   /* a repeated key: its last value */
@@ -1383,11 +1369,28 @@ EVAL_FN(ev_attr_name)
                 return tv_dict_lazy_member(d, i);
             }
             e->ac_dict = d;
-            e->ac_sym = sym;
+            e->ac_sym = n->u.getattr.attr.sym;
             e->ac_val = v;
             return v;
         }
     return lazy_attr_missing(e, n, obj);
+}
+
+/* name.attr where attr can only be a dict's key (GETATTR's op 2): the last
+ * attribute found again without a search; small enough to save no
+ * register, leaving by tail calls only (a name of another function, a
+ * value other than a lazy dict, or missing: attr_of_name). */
+EVAL_FN(ev_attr_name)
+{
+    const tmpl_node *o = n->u.getattr.obj;
+    if (unlikely(o->up))
+        return attr_of_name(e, s, n);
+    tv obj = s->slot[o->slot];
+    if (obj.kind != TV_DICT || !obj.u.dict->lazy)
+        return attr_of_name(e, s, n);
+    if (e->ac_dict == obj.u.dict && e->ac_sym == n->u.getattr.attr.sym)
+        return e->ac_val;
+    return lazy_attr_search(e, n, obj);
 }
 
 /* loop.index0 and the like (GETATTR's op 1): when `loop` is a loop, its
