@@ -243,6 +243,21 @@ static void test_limits(void)
                      &ce, NULL);
     REQUIRE(p);
     EXPECT_EQ(tmpl_render(p, NULL, 0, NULL, &scratch, &out, &te), ERR_LIMIT);
+    /* names: 70,000 assigned at the top level are more than a function's
+     * slots (or the resolver's work budget): a limit error at compile time,
+     * with no Python class (Jinja would compile it, slowly) */
+    {
+        buf big = {0};
+        for (int i = 0; i < 70000; i++)
+            buf_printf(&big, "{%% set v%d = 1 %%}", i);
+        REQUIRE(!big.failed);
+        tmpl_diag d;
+        p = tmpl_compile(&perm, buf_view(&big), &ce, &d);
+        EXPECT(p == NULL);
+        EXPECT_EQ(ce.code, ERR_LIMIT);
+        EXPECT(d.kind == NULL);
+        buf_free(&big);
+    }
     /* a scratch arena with a limit: out of memory is an error, not a crash */
     arena small;
     arena_init(&small, 1 << 20);

@@ -52,7 +52,6 @@ struct syms {
 typedef struct fx {
     arena            *scratch;
     arena            *a;        /* the program's */
-    const tmpl_prog  *p;
     i64               work;
     jmp_buf           jb;
     const tmpl_node  *bad;
@@ -776,8 +775,6 @@ static bool has_scoped_block(const tmpl_list *l)
 
 static void res_body(fx *x, syms *s, const tmpl_list *body, bool top);
 
-static void res_stmt(fx *x, syms *s, tmpl_node *n, bool top);
-
 /* A macro or call block body (macro_body): a function of its own. */
 static tmpl_frame *res_macro(fx *x, syms *s, tmpl_node *n)
 {
@@ -1073,7 +1070,6 @@ int tmpl_frames(tmpl_prog *p, arena *a, const tmpl_node **bad, char *msg, iz msg
     arena_init(&scratch, 0);
     x.scratch = &scratch;
     x.a = a;
-    x.p = p;
     x.msg = msg;
     x.msgcap = msgcap;
     x.sym_loop = tmpl_sym_find(p, S("loop"));
