@@ -232,6 +232,7 @@ static inline tv eval(ev *e, act *s, const tmpl_node *n)
     switch ((tmpl_kind)n->kind) {
     case TMPL_STR:  return tv_str(n->u.text);
     case TMPL_NAME: return load_var(e, s, n);
+    case TMPL_INT:  return likely(!n->u.i.big) ? tv_int(n->u.i.v) : eval_node(e, s, n);
     case TMPL_GETATTR:   /* message.content, loop.index0: to their own functions directly */
         return n->op == 2 ? ev_attr_name(e, s, n) : n->op == 1 ? ev_loop_attr(e, s, n) : eval_node(e, s, n);
     default:        return eval_node(e, s, n);
