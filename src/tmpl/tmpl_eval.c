@@ -56,6 +56,8 @@ typedef struct ev {
     tv               ac_val;
 } ev;
 
+_Static_assert(offsetof(ev, rt) == 0, "an ev is found from its tmpl_rt (loop_more)");
+
 enum { X_OK = 0, X_BREAK, X_CONTINUE };
 
 static act *act_new(ev *e, act *up, const tmpl_frame *fr)
