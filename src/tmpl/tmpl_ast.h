@@ -261,6 +261,7 @@ enum { TMPL_USES_CALLER = 1, TMPL_USES_VARARGS = 2, TMPL_USES_KWARGS = 4 };
 
 enum { TMPL_NAME_CHECK = 1,    /* tmpl_node.flags of a NAME load: missing reads as Undefined */
        TMPL_NAME_EXPORT = 2,   /* of a NAME store at the top level: also context.vars */
+       TMPL_SET_REVERSED = 4,  /* of a SET of 2 or 3 names: store them last to first (CPython) */
        TMPL_MAX_SLOTS = 65535 };
 
 struct tmpl_node {

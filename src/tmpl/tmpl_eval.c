@@ -1895,6 +1895,9 @@ EXEC_FN(st_set)
     tv v = eval(e, s, n->u.set.value);
     if (t->kind == TMPL_NAME)
         store_var(e, s, t, t->u.name.sym, v);
+    else if (n->flags & TMPL_SET_REVERSED)   /* tmpl_frames: CPython's order */
+        for (i32 i = t->u.items.n - 1; i >= 0; i--)
+            store_var(e, s, t->u.items.v[i], t->u.items.v[i]->u.name.sym, v.u.list->v[i]);
     else
         assign(e, s, t, v);
     return X_OK;

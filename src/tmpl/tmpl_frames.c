@@ -29,6 +29,7 @@ struct fn {
     i32         depth;        /* functions out to the template's own */
     i32        *key_level;    /* slot k holds l_<key_level[k]>_<syms[key_sym[k]]> */
     i32        *key_sym;
+    u8         *cell;         /* read by a function nested in this one (a Python cell) */
     i32         n, cap;
     tmpl_frame *frame;        /* where nslots goes */
 };
@@ -49,6 +50,8 @@ struct syms {
     i32   *stores; i32 nstores, capstores;
 };
 
+typedef struct set_cand { tmpl_node *n; fn *f; } set_cand;
+
 typedef struct fx {
     arena            *scratch;
     arena            *a;        /* the program's */
@@ -58,6 +61,8 @@ typedef struct fx {
     int               code;     /* err_code of the failure */
     fn              **fns;      /* every function, for their slot counts */
     i32               nfns, capfns;
+    set_cand         *sets;     /* {% set a, b = x, y %} that may store backwards */
+    i32               nsets, capsets;
     char             *msg;
     iz                msgcap;
     /* Jinja's _param_def_block: while a macro's defaults are compiled,
@@ -569,10 +574,19 @@ static i32 fn_slot(fx *x, fn *f, i32 level, i32 sym, const tmpl_node *at)
     f->key_level = grow(x, f->key_level, f->n, &cap, (iz)sizeof(i32));
     cap = f->cap;
     f->key_sym = grow(x, f->key_sym, f->n, &cap, (iz)sizeof(i32));
+    cap = f->cap;
+    f->cell = grow(x, f->cell, f->n, &cap, 1);
     f->cap = cap;
     f->key_level[f->n] = level;
     f->key_sym[f->n] = sym;
+    f->cell[f->n] = 0;
     return f->n++;
+}
+
+/* A variable of f that a nested function reads. */
+static void mark_cell(fn *f, i32 slot)
+{
+    f->cell[slot] = 1;
 }
 
 static tmpl_frame *frame_new(fx *x)
@@ -615,6 +629,8 @@ static void frame_loads(fx *x, tmpl_frame *fr, syms *s, const tmpl_node *at)
                 fail(x, at, ERR_SYNTAX, "internal: an alias to no frame");
             o->up = (u8)(s->f->depth - from->f->depth);
             o->arg = fn_slot(x, from->f, from->level, l->sym, at);
+            if (o->up)
+                mark_cell(from->f, o->arg);
         }
     }
 }
@@ -641,6 +657,8 @@ static void res_name(fx *x, syms *s, tmpl_node *n, i32 sym, str name, bool load)
     n->slot = (u16)fn_slot(x, o->f, o->level, sym, n);
     n->up = (u8)(s->f->depth - o->f->depth);
     n->flags = 0;
+    if (n->up)
+        mark_cell(o->f, n->slot);
     if (load) {
         sload *l = own_load(x, o, sym);
         if (!(l && l->action == TMPL_LOAD_PARAM && !undeclared_param(x, o->level, sym)))
@@ -709,6 +727,40 @@ static void res_expr(fx *x, syms *s, tmpl_node *n)
     default:
         return;
     }
+}
+
+/* Whether Jinja writes a constant for the expression (a literal, or an
+ * operation on constants its optimizer folds; filters, tests and calls are
+ * taken as not folded), so that CPython folds a tuple of them into one. */
+static bool const_node(const tmpl_node *n)
+{
+    switch ((tmpl_kind)n->kind) {
+    case TMPL_NONE: case TMPL_BOOL: case TMPL_INT: case TMPL_FLOAT: case TMPL_STR: return true;
+    case TMPL_TUPLE: case TMPL_CONCAT:
+        for (i32 i = 0; i < n->u.items.n; i++)
+            if (!const_node(n->u.items.v[i]))
+                return false;
+        return true;
+    case TMPL_NOT: case TMPL_NEG: case TMPL_POS: return const_node(n->u.operand);
+    case TMPL_BINOP: case TMPL_AND: case TMPL_OR: return const_node(n->u.bin.l) && const_node(n->u.bin.r);
+    default: return false;
+    }
+}
+
+/* `{% set a, b = x, y %}` is Python's `(l_0_a, l_0_b) = (x, y)`: for two or
+ * three names that are plain locals (no nested function reads them) and a
+ * tuple that is not a constant, CPython 3.11 stores the values last to
+ * first, which shows when a name repeats (`{% set a, a = x, 1 %}` leaves
+ * x). This is the shape; the locals are checked at the end. */
+static bool stores_reversed(const tmpl_node *t, const tmpl_node *v)
+{
+    if (t->kind != TMPL_TUPLE || v->kind != TMPL_TUPLE || t->u.items.n != v->u.items.n ||
+        t->u.items.n < 2 || t->u.items.n > 3 || const_node(v))
+        return false;
+    for (i32 i = 0; i < t->u.items.n; i++)
+        if (t->u.items.v[i]->kind != TMPL_NAME)
+            return false;
+    return true;
 }
 
 /* A store target in s; NAMEs at the template's top level also go to
@@ -928,6 +980,10 @@ static void res_stmt(fx *x, syms *s, tmpl_node *n, bool top)
     case TMPL_SET:
         res_target(x, s, n->u.set.target, top);
         res_expr(x, s, n->u.set.value);
+        if (stores_reversed(n->u.set.target, n->u.set.value)) {   /* decided at the end */
+            x->sets = grow(x, x->sets, x->nsets, &x->capsets, (iz)sizeof(*x->sets));
+            x->sets[x->nsets++] = (set_cand){n, s->f};
+        }
         return;
     case TMPL_SET_BLOCK: {
         syms *bs = inner(x, s);
@@ -1039,6 +1095,8 @@ static void res_stmt(fx *x, syms *s, tmpl_node *n, bool top)
                     l->slot = (u16)fn_slot(x, o->f, o->level, sym, n);
                     l->up = (u8)(s->f->depth - o->f->depth);
                     l->arg = sym;
+                    if (l->up)
+                        mark_cell(o->f, l->slot);
                 }
         }
         res_body(x, bs, &n->u.block.body, false);
@@ -1098,6 +1156,14 @@ int tmpl_frames(tmpl_prog *p, arena *a, const tmpl_node **bad, char *msg, iz msg
     frame_loads(&x, fr, s, NULL);
     res_body(&x, s, &p->body, true);
     p->frame = fr;
+    for (i32 i = 0; i < x.nsets; i++) {
+        tmpl_node *n = x.sets[i].n;
+        bool locals = true;
+        for (i32 k = 0; k < n->u.set.target->u.items.n; k++)
+            locals &= !x.sets[i].f->cell[n->u.set.target->u.items.v[k]->slot];
+        if (locals)
+            n->flags |= TMPL_SET_REVERSED;
+    }
     p->has_blocks = false;
     for (i32 i = 0; i < x.nfns; i++) {
         x.fns[i]->frame->nslots = x.fns[i]->n;

@@ -12,10 +12,9 @@ Run from the project root after `make all`:
     /usr/bin/python3 tests/data/tmpl_eval/differential.py [COUNT] [SEED] [OUT]
 
 Builds a small C driver against build/release/libtally.a in a temporary
-directory. Known differences it still finds (see tests/data/tmpl_eval/README.md):
+directory. The known difference it still finds (tests/data/tmpl_eval/README.md):
 Python's own SyntaxError suffix "(<template>, line N)" for a break outside a
-loop (N is a line of Jinja's generated Python), and CPython 3.11's order of
-stores for a repeated name in a tuple target (`{% set a, a = 1, b %}`).
+loop (N is a line of Jinja's generated Python).
 Environment: DEPTH (statement nesting, 4), MAXLEN (template length, 400).
 """
 import datetime

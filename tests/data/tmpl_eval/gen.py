@@ -362,6 +362,12 @@ CASES = [
     ("explicit_caller_param_nested", "{% macro o() %}{% macro m(caller=1, b=2) %}{{ caller }}{{ kwargs }}{% endmacro %}{{ m(5) }}{% endmacro %}{{ o() }}", {}),
     ("repr_self_reference", "{% set ns = namespace(a=0) %}{% set ns.a = ns %}{{ ns }}|{{ ns ~ '' }}|{% set ns2 = namespace(a=[]) %}"
      "{% set ns2.a = [ns2, [1, ns2.a], (ns2,)] %}{{ ns2 }}|{% set x = [1] %}{{ [x, x] }}{{ (x, x) }}{{ {'a': x, 'b': x} }}", {}),
+    ("set_tuple_repeated_name", "{% set a, a = x, 1 %}{{ a }}|{% set a, a = 1, 2 %}{{ a }}|{% set a, a = [x, y] %}{{ a }}|"
+     "{% set b, a, a = x, y, z %}{{ a }}|{% set a, a, c, d = x, y, z, x %}{{ a }}|{% set a, a = 1 + 1, 3 %}{{ a }}|"
+     "{% set a, a = [1], 3 %}{{ a }}", {"x": "X", "y": "Y", "z": "Z"}),
+    ("set_tuple_repeated_name_cell", "{% set a, a = x, 1 %}{% macro m() %}{{ a }}{% endmacro %}{{ a }}{{ m() }}|"
+     "{% for i in [1] %}{% set b, b = x, 2 %}{{ b }}{% endfor %}|{% set c, c = x, 3 %}{% for i in [1] if c %}{{ c }}{% endfor %}",
+     {"x": "X"}),
     ("frames_recursive_loop_closure", "{% set ns = namespace(ms=[]) %}{% for item in tree recursive %}{% macro m() %}{{ item.n }}{% endmacro %}"
      "{% set ns.ms = ns.ms + [m] %}{{ loop(item.c) if item.c }}{% endfor %}{% for f in ns.ms %}[{{ f() }}]{% endfor %}",
      {"tree": [{"n": "a", "c": [{"n": "b"}]}, {"n": "d"}]}),
