@@ -404,6 +404,12 @@ typedef struct tmpl_prog {
  * ERR_NOMEM. */
 int tmpl_frames(tmpl_prog *p, arena *a, const tmpl_node **bad, char *msg, iz msgcap);
 
+/* Calls f on each direct child of n (expressions and statements, NULL
+ * ones left out) in the order of Jinja's node fields, the order find_all
+ * and NodeVisitor.generic_visit follow (tmpl_parse.c). */
+typedef void (*tmpl_visit_fn)(void *ctx, const tmpl_node *n);
+void tmpl_children(const tmpl_node *n, tmpl_visit_fn f, void *ctx);
+
 /* Fills the prog's sym_global (tmpl_eval.c); the compiler calls it last. */
 void tmpl_eval_bind(tmpl_prog *p);
 

@@ -272,8 +272,12 @@ static void fsv_stmt(fx *x, syms *s, const tmpl_node *n);
 
 static void fsv_list(fx *x, syms *s, const tmpl_list *l, bool param);
 
+typedef struct fsv_ctx { fx *x; syms *s; bool param; } fsv_ctx;
+
+static void fsv_child(void *ctx, const tmpl_node *n);
+
 /* An expression, or a target (NAME/TUPLE/NSREF) with its own context;
- * `param` is RootVisitor's store_as_param. */
+ * `param` is RootVisitor's store_as_param, which a tuple passes on. */
 static void fsv_expr(fx *x, syms *s, const tmpl_node *n, bool param)
 {
     if (!n)
@@ -291,59 +295,18 @@ static void fsv_expr(fx *x, syms *s, const tmpl_node *n, bool param)
     case TMPL_NSREF:
         sym_load(x, s, n->u.nsref.name.sym);
         return;
-    case TMPL_TUPLE: case TMPL_LIST: case TMPL_CONCAT:
-        fsv_list(x, s, &n->u.items, param);
-        return;
-    case TMPL_DICT:
-        for (i32 i = 0; i < n->u.dict.n; i++) {
-            fsv_expr(x, s, n->u.dict.keys[i], false);
-            fsv_expr(x, s, n->u.dict.vals[i], false);
-        }
-        return;
-    case TMPL_GETATTR: fsv_expr(x, s, n->u.getattr.obj, false); return;
-    case TMPL_GETITEM:
-        fsv_expr(x, s, n->u.getitem.obj, false);
-        fsv_expr(x, s, n->u.getitem.index, false);
-        return;
-    case TMPL_SLICE:
-        fsv_expr(x, s, n->u.slice.start, false);
-        fsv_expr(x, s, n->u.slice.stop, false);
-        fsv_expr(x, s, n->u.slice.step, false);
-        return;
-    case TMPL_CALL: case TMPL_FILTER: case TMPL_TEST: {
-        const tmpl_args *a;
-        if (n->kind == TMPL_CALL) {
-            fsv_expr(x, s, n->u.call.callee, false);
-            a = &n->u.call.args;
-        } else {
-            fsv_expr(x, s, n->u.filter.arg, false);
-            a = &n->u.filter.args;
-        }
-        fsv_list(x, s, &a->pos, false);
-        for (i32 i = 0; i < a->nkw; i++)
-            fsv_expr(x, s, a->kw[i].value, false);
-        fsv_expr(x, s, a->star, false);
-        fsv_expr(x, s, a->dstar, false);
+    default: {
+        fsv_ctx c = {x, s, param && n->kind == TMPL_TUPLE};
+        tmpl_children(n, fsv_child, &c);
         return;
     }
-    case TMPL_NOT: case TMPL_NEG: case TMPL_POS: fsv_expr(x, s, n->u.operand, false); return;
-    case TMPL_BINOP: case TMPL_AND: case TMPL_OR:
-        fsv_expr(x, s, n->u.bin.l, false);
-        fsv_expr(x, s, n->u.bin.r, false);
-        return;
-    case TMPL_COMPARE:
-        fsv_expr(x, s, n->u.cmp.first, false);
-        for (i32 i = 0; i < n->u.cmp.n; i++)
-            fsv_expr(x, s, n->u.cmp.rhs[i], false);
-        return;
-    case TMPL_COND:
-        fsv_expr(x, s, n->u.cond.test, false);
-        fsv_expr(x, s, n->u.cond.then, false);
-        fsv_expr(x, s, n->u.cond.orelse, false);
-        return;
-    default:
-        return;   /* literals */
     }
+}
+
+static void fsv_child(void *ctx, const tmpl_node *n)
+{
+    const fsv_ctx *c = ctx;
+    fsv_expr(c->x, c->s, n, c->param);
 }
 
 static void fsv_list(fx *x, syms *s, const tmpl_list *l, bool param)
@@ -420,13 +383,16 @@ typedef struct undecl {
 
 static void und_body(fx *x, undecl *u, const tmpl_list *l);
 
+typedef struct und_ctx { fx *x; undecl *u; } und_ctx;
+
+static void und_child(void *ctx, const tmpl_node *n);
+
 static void und_node(fx *x, undecl *u, const tmpl_node *n)
 {
     if (!n || !u->live)
         return;
     work(x, n, 1);
-    switch ((tmpl_kind)n->kind) {
-    case TMPL_NAME:
+    if (n->kind == TMPL_NAME) {
         for (int i = 0; i < u->n; i++)
             if (u->names[i] == n->u.name.sym && (u->live >> i & 1)) {
                 if (n->op == TMPL_CTX_LOAD)
@@ -435,98 +401,17 @@ static void und_node(fx *x, undecl *u, const tmpl_node *n)
                     u->live &= ~(1u << i);
             }
         return;
-    case TMPL_NSREF: return;   /* a Name only in Jinja's tree when loaded */
-    case TMPL_TUPLE: case TMPL_LIST: case TMPL_CONCAT: und_body(x, u, &n->u.items); return;
-    case TMPL_DICT:
-        for (i32 i = 0; i < n->u.dict.n; i++) {
-            und_node(x, u, n->u.dict.keys[i]);
-            und_node(x, u, n->u.dict.vals[i]);
-        }
-        return;
-    case TMPL_GETATTR: und_node(x, u, n->u.getattr.obj); return;
-    case TMPL_GETITEM: und_node(x, u, n->u.getitem.obj); und_node(x, u, n->u.getitem.index); return;
-    case TMPL_SLICE:
-        und_node(x, u, n->u.slice.start);
-        und_node(x, u, n->u.slice.stop);
-        und_node(x, u, n->u.slice.step);
-        return;
-    case TMPL_CALL: case TMPL_FILTER: case TMPL_TEST: {
-        const tmpl_args *a;
-        if (n->kind == TMPL_CALL) {
-            und_node(x, u, n->u.call.callee);
-            a = &n->u.call.args;
-        } else {
-            und_node(x, u, n->u.filter.arg);
-            a = &n->u.filter.args;
-        }
-        und_body(x, u, &a->pos);
-        for (i32 i = 0; i < a->nkw; i++)
-            und_node(x, u, a->kw[i].value);
-        und_node(x, u, a->star);
-        und_node(x, u, a->dstar);
-        return;
     }
-    case TMPL_NOT: case TMPL_NEG: case TMPL_POS: und_node(x, u, n->u.operand); return;
-    case TMPL_BINOP: case TMPL_AND: case TMPL_OR:
-        und_node(x, u, n->u.bin.l);
-        und_node(x, u, n->u.bin.r);
+    if (n->kind == TMPL_BLOCK)   /* visit_Block stops */
         return;
-    case TMPL_COMPARE:
-        und_node(x, u, n->u.cmp.first);
-        for (i32 i = 0; i < n->u.cmp.n; i++)
-            und_node(x, u, n->u.cmp.rhs[i]);
-        return;
-    case TMPL_COND:
-        und_node(x, u, n->u.cond.test);
-        und_node(x, u, n->u.cond.then);
-        und_node(x, u, n->u.cond.orelse);
-        return;
-    case TMPL_OUTPUT: und_node(x, u, n->u.expr); return;
-    case TMPL_IF:
-        und_node(x, u, n->u.if_.test);
-        und_body(x, u, &n->u.if_.body);
-        und_body(x, u, &n->u.if_.elifs);
-        und_body(x, u, &n->u.if_.orelse);
-        return;
-    case TMPL_FOR:   /* target, iter, body, else, test */
-        und_node(x, u, n->u.for_.target);
-        und_node(x, u, n->u.for_.iter);
-        und_body(x, u, &n->u.for_.body);
-        und_body(x, u, &n->u.for_.orelse);
-        und_node(x, u, n->u.for_.filter);
-        return;
-    case TMPL_SET: und_node(x, u, n->u.set.target); und_node(x, u, n->u.set.value); return;
-    case TMPL_SET_BLOCK:
-        und_node(x, u, n->u.setblock.target);
-        und_node(x, u, n->u.setblock.filter);
-        und_body(x, u, &n->u.setblock.body);
-        return;
-    case TMPL_MACRO: case TMPL_CALL_BLOCK:   /* (call,) args, defaults, body */
-        und_node(x, u, n->u.macro.call);
-        und_body(x, u, &n->u.macro.params);
-        und_body(x, u, &n->u.macro.defaults);
-        und_body(x, u, &n->u.macro.body);
-        return;
-    case TMPL_FILTER_BLOCK:
-        und_body(x, u, &n->u.fblock.body);
-        und_node(x, u, n->u.fblock.filter);
-        return;
-    case TMPL_GENERATION: und_body(x, u, &n->u.fblock.body); return;
-    case TMPL_WITH:
-        und_body(x, u, &n->u.with.targets);
-        und_body(x, u, &n->u.with.values);
-        und_body(x, u, &n->u.with.body);
-        return;
-    case TMPL_AUTOESCAPE:
-        und_node(x, u, n->u.autoescape.value);
-        und_body(x, u, &n->u.autoescape.body);
-        return;
-    case TMPL_EXTENDS: case TMPL_INCLUDE: case TMPL_IMPORT: case TMPL_FROM_IMPORT:
-        und_node(x, u, n->u.load.tmpl);
-        return;
-    default:
-        return;   /* literals, TEXT, BREAK, CONTINUE, BLOCK */
-    }
+    und_ctx c = {x, u};
+    tmpl_children(n, und_child, &c);   /* an NSREF is a Name only where loaded */
+}
+
+static void und_child(void *ctx, const tmpl_node *n)
+{
+    const und_ctx *c = ctx;
+    und_node(c->x, c->u, n);
 }
 
 static void und_body(fx *x, undecl *u, const tmpl_list *l)
@@ -666,67 +551,29 @@ static void res_name(fx *x, syms *s, tmpl_node *n, i32 sym, str name, bool load)
     }
 }
 
-static void res_list(fx *x, syms *s, const tmpl_list *l)
-{
-    for (i32 i = 0; i < l->n; i++)
-        res_expr(x, s, l->v[i]);
-}
+typedef struct res_ctx { fx *x; syms *s; } res_ctx;
 
-static void res_args(fx *x, syms *s, const tmpl_args *a)
+/* The tree is still being built: its nodes are the compiler's to write. */
+static void res_child(void *ctx, const tmpl_node *n)
 {
-    res_list(x, s, &a->pos);
-    for (i32 i = 0; i < a->nkw; i++)
-        res_expr(x, s, a->kw[i].value);
-    res_expr(x, s, a->star);
-    res_expr(x, s, a->dstar);
+    const res_ctx *c = ctx;
+    res_expr(c->x, c->s, (tmpl_node *)(uintptr_t)n);
 }
 
 static void res_expr(fx *x, syms *s, tmpl_node *n)
 {
     if (!n)
         return;
-    switch ((tmpl_kind)n->kind) {
-    case TMPL_NAME:
+    if (n->kind == TMPL_NAME) {
         res_name(x, s, n, n->u.name.sym, n->u.name.s, n->op == TMPL_CTX_LOAD);
         return;
-    case TMPL_NSREF: res_name(x, s, n, n->u.nsref.name.sym, n->u.nsref.name.s, false); return;
-    case TMPL_TUPLE: case TMPL_LIST: case TMPL_CONCAT: res_list(x, s, &n->u.items); return;
-    case TMPL_DICT:
-        for (i32 i = 0; i < n->u.dict.n; i++) {
-            res_expr(x, s, n->u.dict.keys[i]);
-            res_expr(x, s, n->u.dict.vals[i]);
-        }
-        return;
-    case TMPL_GETATTR: res_expr(x, s, n->u.getattr.obj); return;
-    case TMPL_GETITEM: res_expr(x, s, n->u.getitem.obj); res_expr(x, s, n->u.getitem.index); return;
-    case TMPL_SLICE:
-        res_expr(x, s, n->u.slice.start);
-        res_expr(x, s, n->u.slice.stop);
-        res_expr(x, s, n->u.slice.step);
-        return;
-    case TMPL_CALL: res_expr(x, s, n->u.call.callee); res_args(x, s, &n->u.call.args); return;
-    case TMPL_FILTER: case TMPL_TEST:
-        res_expr(x, s, n->u.filter.arg);
-        res_args(x, s, &n->u.filter.args);
-        return;
-    case TMPL_NOT: case TMPL_NEG: case TMPL_POS: res_expr(x, s, n->u.operand); return;
-    case TMPL_BINOP: case TMPL_AND: case TMPL_OR:
-        res_expr(x, s, n->u.bin.l);
-        res_expr(x, s, n->u.bin.r);
-        return;
-    case TMPL_COMPARE:
-        res_expr(x, s, n->u.cmp.first);
-        for (i32 i = 0; i < n->u.cmp.n; i++)
-            res_expr(x, s, n->u.cmp.rhs[i]);
-        return;
-    case TMPL_COND:
-        res_expr(x, s, n->u.cond.test);
-        res_expr(x, s, n->u.cond.then);
-        res_expr(x, s, n->u.cond.orelse);
-        return;
-    default:
+    }
+    if (n->kind == TMPL_NSREF) {
+        res_name(x, s, n, n->u.nsref.name.sym, n->u.nsref.name.s, false);
         return;
     }
+    res_ctx c = {x, s};
+    tmpl_children(n, res_child, &c);
 }
 
 /* Whether Jinja writes a constant for the expression (a literal, or an
@@ -797,32 +644,21 @@ static i32 count_names(const tmpl_node *n)
     return k;
 }
 
-/* Whether a scoped block is anywhere under the statements (find_all). */
-static bool has_scoped_block(const tmpl_list *l);
+/* Whether a scoped block is anywhere under n (find_all). */
+static void scoped_block_visit(void *ctx, const tmpl_node *n)
+{
+    bool *found = ctx;
+    if (*found || (n->kind == TMPL_BLOCK && n->u.block.scoped))
+        *found = true;
+    else
+        tmpl_children(n, scoped_block_visit, found);
+}
 
 static bool scoped_block_in(const tmpl_node *n)
 {
-    switch ((tmpl_kind)n->kind) {
-    case TMPL_BLOCK: return n->u.block.scoped || has_scoped_block(&n->u.block.body);
-    case TMPL_IF:
-        return has_scoped_block(&n->u.if_.body) || has_scoped_block(&n->u.if_.elifs) ||
-               has_scoped_block(&n->u.if_.orelse);
-    case TMPL_FOR: return has_scoped_block(&n->u.for_.body) || has_scoped_block(&n->u.for_.orelse);
-    case TMPL_SET_BLOCK: return has_scoped_block(&n->u.setblock.body);
-    case TMPL_MACRO: case TMPL_CALL_BLOCK: return has_scoped_block(&n->u.macro.body);
-    case TMPL_FILTER_BLOCK: case TMPL_GENERATION: return has_scoped_block(&n->u.fblock.body);
-    case TMPL_WITH: return has_scoped_block(&n->u.with.body);
-    case TMPL_AUTOESCAPE: return has_scoped_block(&n->u.autoescape.body);
-    default: return false;
-    }
-}
-
-static bool has_scoped_block(const tmpl_list *l)
-{
-    for (i32 i = 0; i < l->n; i++)
-        if (scoped_block_in(l->v[i]))
-            return true;
-    return false;
+    bool found = false;
+    tmpl_children(n, scoped_block_visit, &found);
+    return found;
 }
 
 static void res_body(fx *x, syms *s, const tmpl_list *body, bool top);

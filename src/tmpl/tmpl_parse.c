@@ -1760,15 +1760,13 @@ typedef struct {
     char             late_msg[96];
 } checker;
 
-typedef void (*visit_fn)(void *ctx, const tmpl_node *n);
-
-static void each(const tmpl_list *l, visit_fn f, void *ctx)
+static void each(const tmpl_list *l, tmpl_visit_fn f, void *ctx)
 {
     for (i32 i = 0; i < l->n; i++)
         f(ctx, l->v[i]);
 }
 
-static void each_args(const tmpl_args *a, visit_fn f, void *ctx)
+static void each_args(const tmpl_args *a, tmpl_visit_fn f, void *ctx)
 {
     each(&a->pos, f, ctx);
     for (i32 i = 0; i < a->nkw; i++)
@@ -1781,9 +1779,7 @@ static void each_args(const tmpl_args *a, visit_fn f, void *ctx)
 
 #define VISIT(x) do { if (x) f(ctx, (x)); } while (0)
 
-/* The direct children of n in the order of Jinja's node fields (what
- * find_all and NodeVisitor.generic_visit follow). */
-static void fields(const tmpl_node *n, visit_fn f, void *ctx)
+void tmpl_children(const tmpl_node *n, tmpl_visit_fn f, void *ctx)
 {
     switch (n->kind) {
     case TMPL_OUTPUT: case TMPL_EXTENDS: VISIT(n->u.expr); break;
@@ -1865,7 +1861,7 @@ static void find_visit(void *ctx, const tmpl_node *n)
         fd->found = n;
         return;
     }
-    fields(n, find_visit, fd);
+    tmpl_children(n, find_visit, fd);
 }
 
 static bool is_loop_store(const tmpl_node *n, const void *arg)
@@ -2014,7 +2010,7 @@ static void find_bad_dict(void *ctx, const tmpl_node *n)
     dict_finder *df = ctx;
     if (df->dict)
         return;
-    fields(n, find_bad_dict, df);   /* children fold first */
+    tmpl_children(n, find_bad_dict, df);   /* children fold first */
     if (df->dict || n->kind != TMPL_DICT)
         return;
     for (i32 i = 0; i < n->u.dict.n; i++) {
@@ -2051,7 +2047,7 @@ static void fold_child(void *ctx, const tmpl_node *n)
 static int fold_children(const tmpl_node *n)
 {
     fold_acc acc = {FOLD_SAFE};
-    fields(n, fold_child, &acc);
+    tmpl_children(n, fold_child, &acc);
     return acc.worst;
 }
 
@@ -2220,7 +2216,7 @@ static void check_expr(checker *c, const tmpl_node *n, frame f)
         return;
     default: {
         check_ctx k = {c, f};
-        fields(n, check_child, &k);
+        tmpl_children(n, check_child, &k);
         return;
     }
     }
@@ -2385,7 +2381,7 @@ static void collect_block(void *ctx, const tmpl_node *n)
     parser *p = ctx;
     if (n->kind == TMPL_BLOCK)
         push_node(p, (tmpl_node *)(uintptr_t)n);
-    fields(n, collect_block, p);
+    tmpl_children(n, collect_block, p);
 }
 
 static void check_program(parser *p, const tmpl_list *body)
