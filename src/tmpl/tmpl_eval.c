@@ -194,14 +194,19 @@ static tv tail_copy(ev *e, const buf *b, iz start)
     return tv_str_checked(&e->rt, arena_strdup(e->rt.a, str_from(b->data + start, b->len - start)));
 }
 
-/* Runs a body into a string instead of the output. */
-static tv capture(ev *e, act *s, const tmpl_list *body)
+/* Runs a body into a string instead of the output; or, when a break or
+ * continue leaves the loop around it from inside (a set or filter block's
+ * body: Jinja compiles it inline), into nothing, *x saying which (x may be
+ * NULL where none can: a macro's body). */
+static tv capture(ev *e, act *s, const tmpl_list *body, int *x)
 {
     iz start = e->out->len;
-    exec_body(e, s, body);
-    tv r = tail_copy(e, e->out, start);
+    int r = exec_body(e, s, body);
+    tv v = r == X_OK ? tail_copy(e, e->out, start) : tv_str(S(""));
     e->out->len = start;
-    return r;
+    if (x)
+        *x = r;
+    return v;
 }
 
 /* ---- names ------------------------------------------------------------- */
@@ -685,6 +690,16 @@ static tv macro_value(ev *e, act *closure, const tmpl_node *n, str name, u8 uses
     return v;
 }
 
+/* repr(Macro.name) into out (a call block's is None), for messages. */
+static const char *macro_repr(const tv_macro *m, char out[static 160])
+{
+    if (m->name.len)
+        snprintf(out, 160, "'%.*s'", (int)MIN(m->name.len, 120), (const char *)m->name.s);
+    else
+        snprintf(out, 160, "None");
+    return out;
+}
+
 /* Jinja's Macro.__call__ and _invoke. */
 static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
 {
@@ -735,12 +750,7 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         if (fr->caller_slot >= 0)
             s->slot[fr->caller_slot] = caller;
     }
-    /* repr(Macro.name): a call block's is None */
-    char mname[160];
-    if (m->name.len)
-        snprintf(mname, sizeof mname, "'%.*s'", (int)MIN(m->name.len, 120), (const char *)m->name.s);
-    else
-        snprintf(mname, sizeof mname, "None");
+    char mname[160];   /* macro_repr, only for a message */
     if (uses_kwargs) {
         tv d = tv_dict_new(&e->rt, 0);
         for (i32 k = 0; k < args->nkw; k++)
@@ -754,10 +764,10 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
             if (!used_kw[k] && str_eq(args->kwname[k], S("caller")))
                 tmpl_raise(&e->rt, "TypeError",
                            "macro %s was invoked with two values for the special caller "
-                           "argument. This is most likely a bug.", mname);
+                           "argument. This is most likely a bug.", macro_repr(m, mname));
         for (i32 k = 0; k < args->nkw; k++)
             if (!used_kw[k])
-                tmpl_raise(&e->rt, "TypeError", "macro %s takes no keyword argument '%.*s'", mname,
+                tmpl_raise(&e->rt, "TypeError", "macro %s takes no keyword argument '%.*s'", macro_repr(m, mname),
                            (int)args->kwname[k].len, (const char *)args->kwname[k].s);
     }
     if (uses_varargs) {
@@ -768,7 +778,8 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         if (fr->varargs_slot >= 0)
             s->slot[fr->varargs_slot] = t;
     } else if (args->npos > np) {
-        tmpl_raise(&e->rt, "TypeError", "macro %s takes not more than %d argument(s)", mname, (int)np);
+        tmpl_raise(&e->rt, "TypeError", "macro %s takes not more than %d argument(s)", macro_repr(m, mname),
+                   (int)np);
     }
     if (uses_caller && !found_caller && fr->caller_slot < 0) {
         /* an explicit `caller` parameter filled by position, the others
@@ -799,7 +810,7 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         }
     }
     i32 line = e->rt.line;
-    tv r = capture(e, s, &n->u.macro.body);
+    tv r = capture(e, s, &n->u.macro.body, NULL);
     e->rt.line = line;
     e->rt.depth--;
     return r;
@@ -1903,25 +1914,13 @@ EXEC_FN(st_set)
     return X_OK;
 }
 
-/* A body run into a string (a set or filter block's), or, when a break or
- * continue leaves the loop around it from inside (Jinja compiles the body
- * inline), nothing: *x says which. */
-static tv capture_x(ev *e, act *s, const tmpl_list *body, int *x)
-{
-    iz start = e->out->len;
-    *x = exec_body(e, s, body);
-    tv r = *x == X_OK ? tail_copy(e, e->out, start) : tv_str(S(""));
-    e->out->len = start;
-    return r;
-}
-
 /* The body in its own frame, then the filter there, then the target. */
 EXEC_FN(st_set_block)
 {
     const tmpl_frame *fr = n->u.setblock.frame;
     frame_enter(e, s, fr);
     int x;
-    tv body = capture_x(e, s, &n->u.setblock.body, &x);
+    tv body = capture(e, s, &n->u.setblock.body, &x);
     if (x != X_OK)
         return x;
     if (n->u.setblock.filter)
@@ -1956,7 +1955,7 @@ EXEC_FN(st_filter_block)
     const tmpl_frame *fr = n->u.fblock.frame;
     frame_enter(e, s, fr);
     int x;
-    tv body = capture_x(e, s, &n->u.fblock.body, &x);
+    tv body = capture(e, s, &n->u.fblock.body, &x);
     if (x != X_OK)
         return x;
     emit_value(e, apply_block_filter(e, s, n->u.fblock.filter, body));
