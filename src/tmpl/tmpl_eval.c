@@ -341,6 +341,8 @@ static tv seq_repeat(ev *e, tv seq, i64 times)
 {
     if (times < 0)
         times = 0;
+    if ((seq.kind == TV_STR ? seq.len : seq.u.list->n) == 0)
+        times = 0;   /* '' * 2**53 is '' at once, not after 2**53 empty copies */
     if (seq.kind == TV_STR) {
         str s = tv_s(seq);
         if (s.len && times > TMPL_MAX_OUTPUT / s.len)
@@ -407,6 +409,47 @@ static tv ipow(ev *e, i64 base, i64 ex)
     return tv_int(r);
 }
 
+/* int / int as Python divides them (long_true_divide): the quotient
+ * correctly rounded, also when an operand has more than 53 bits, where
+ * converting both to double first could round twice. b is not 0. */
+static double int_true_div(i64 a, i64 b)
+{
+    const i64 exact = (i64)1 << 53;
+    if (a >= -exact && a <= exact && b >= -exact && b <= exact)
+        return (double)a / (double)b;   /* both exact: IEEE's division is correctly rounded */
+    bool neg = (a < 0) != (b < 0);
+    u64 ua = a < 0 ? -(u64)a : (u64)a, ub = b < 0 ? -(u64)b : (u64)b;
+    if (ua == 0)
+        return neg ? -0.0 : 0.0;
+    /* ua shifted to the top of 128 bits, so that the integer quotient has
+     * at least 63 bits; then its top 64 bits, with every bit below them
+     * (and the remainder) folded into the lowest, which lies far below
+     * double's rounding position: one correct rounding, by the u64
+     * conversion */
+    int shift = 127 - (63 - __builtin_clzll(ua));
+    __extension__ typedef unsigned __int128 u128;
+    u128 n = (u128)ua << shift;
+    u128 q = n / ub;
+    bool sticky = n % ub != 0;
+    int drop = 0;
+    while ((q >> 64) != 0) {
+        sticky |= (q & 1) != 0;
+        q >>= 1;
+        drop++;
+    }
+    u64 m = (u64)q | (u64)sticky;
+    double r = ldexp((double)m, drop - shift);
+    return neg ? -r : r;
+}
+
+/* str, list or tuple + something else: CPython's message, which names the
+ * base type (a _GroupTuple concatenates as a tuple). */
+_Noreturn static void concat_error(ev *e, tv a, tv b)
+{
+    const char *t = a.kind == TV_STR ? "str" : a.kind == TV_LIST ? "list" : "tuple";
+    tmpl_raise(&e->rt, "TypeError", "can only concatenate %s (not \"%s\") to %s", t, tv_type_name(b), t);
+}
+
 static tv binop(ev *e, int op, tv a, tv b)
 {
     /* int + int and int - int first: index arithmetic of loops */
@@ -424,9 +467,8 @@ static tv binop(ev *e, int op, tv a, tv b)
     if (tv_is_iter(a) || tv_is_iter(b)) {
         /* iterators take part in no operator */
         bool seq_a = a.kind == TV_STR || tv_is_seq(a);
-        if (op == TMPL_OP_ADD && seq_a)
-            tmpl_raise(&e->rt, "TypeError", "can only concatenate %s (not \"%s\") to %s",
-                       tv_type_name(a), tv_type_name(b), tv_type_name(a));
+        if (op == TMPL_OP_ADD && seq_a && !(a.flags & TVF_SAFE))
+            concat_error(e, a, b);
         if (op == TMPL_OP_MUL && (seq_a || b.kind == TV_STR || tv_is_seq(b)))
             tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
                        tv_type_name(seq_a ? b : a));
@@ -452,9 +494,10 @@ static tv binop(ev *e, int op, tv a, tv b)
         if (an && bn)
             return tv_float(as_f64(a) + as_f64(b));
         if (a.kind == TV_STR) {
+            if (b.kind != TV_STR && (a.flags & TVF_SAFE))
+                unsupported_operands(e, op, a, b);   /* Markup.__add__ declines */
             if (b.kind != TV_STR)
-                tmpl_raise(&e->rt, "TypeError", "can only concatenate str (not \"%s\") to str",
-                           tv_type_name(b));
+                concat_error(e, a, b);
             str x = tv_s(a), y = tv_s(b);
             u8 flags = 0;
             if ((a.flags | b.flags) & TVF_SAFE) {
@@ -479,8 +522,7 @@ static tv binop(ev *e, int op, tv a, tv b)
             return r;
         }
         if (a.kind == TV_LIST || a.kind == TV_TUPLE)
-            tmpl_raise(&e->rt, "TypeError", "can only concatenate %s (not \"%s\") to %s",
-                       tv_type_name(a), tv_type_name(b), tv_type_name(a));
+            concat_error(e, a, b);
         unsupported_operands(e, op, a, b);
     case TMPL_OP_SUB:
         if (ai && bi) {
@@ -520,7 +562,7 @@ static tv binop(ev *e, int op, tv a, tv b)
             double y = as_f64(b);
             if (y == 0.0)
                 tmpl_raise(&e->rt, "ZeroDivisionError", ai && bi ? "division by zero" : "float division by zero");
-            return tv_float(as_f64(a) / y);
+            return tv_float(ai && bi ? int_true_div(as_i64(a), as_i64(b)) : as_f64(a) / y);
         }
         unsupported_operands(e, op, a, b);
     case TMPL_OP_FLOORDIV:
@@ -578,7 +620,10 @@ static tv binop(ev *e, int op, tv a, tv b)
                 tmpl_raise(&e->rt, "ZeroDivisionError", "0.0 cannot be raised to a negative power");
             if (x < 0 && y != floor(y))
                 tmpl_fail(&e->rt, ERR_UNSUPPORTED, "a complex power");
-            return tv_float(pow(x, y));
+            double r = pow(x, y);
+            if (isinf(r) && isfinite(x) && isfinite(y))   /* float_pow: ERANGE */
+                tmpl_raise(&e->rt, "OverflowError", "(34, 'Numerical result out of range')");
+            return tv_float(r);
         }
         unsupported_operands(e, op, a, b);
     default:
@@ -1067,7 +1112,7 @@ static bool is_literal(const tmpl_node *n)
 
 static bool slice_bound_ok(tv v)
 {
-    return v.kind == TV_NONE || v.kind == TV_INT || v.kind == TV_BOOL;
+    return v.kind == TV_NONE || v.kind == TV_INT || v.kind == TV_BOOL || v.kind == TV_BIGINT;
 }
 
 /* The arguments of a FILTER or TEST node, evaluated into a (in the
@@ -1547,14 +1592,19 @@ EVAL_FN(ev_unary)
     case TV_UNDEF: tv_undef_raise(&e->rt, v);
     case TV_BOOL:  return tv_int(neg ? -(i64)v.u.b : (i64)v.u.b);
     case TV_INT:
-        if (neg && v.u.i == INT64_MIN)
-            int_overflow(e);
+        if (neg && v.u.i == INT64_MIN) {   /* 2**63: a big int */
+            tv r = {.kind = TV_BIGINT};
+            tv_set_s(&r, S("9223372036854775808"));
+            return r;
+        }
         return tv_int(neg ? -v.u.i : v.u.i);
     case TV_FLOAT: return tv_float(neg ? -v.u.f : v.u.f);
     case TV_BIGINT: {
         if (!neg)
             return v;
         str d = tv_s(v);
+        if (str_eq(d, S("9223372036854775808")))
+            return tv_int(INT64_MIN);   /* -2**63 fits: an int again */
         if (d.s[0] == '-') {
             tv_set_s(&v, str_cut(d, 1, d.len));
         } else {

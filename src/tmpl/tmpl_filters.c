@@ -591,9 +591,12 @@ static tv py_add(tmpl_rt *rt, tv a, tv b)
         return int_add(rt, a, b);
     if (tv_is_number(a) && tv_is_number(b))
         return tv_float(num_to_double(rt, a) + num_to_double(rt, b));
-    if ((a.kind == TV_LIST || a.kind == TV_TUPLE || a.kind == TV_STR) && a.kind != b.kind)
-        tmpl_raise(rt, "TypeError", "can only concatenate %s (not \"%s\") to %s",
-                   tv_type_name(a), pytype(b), tv_type_name(a));
+    if ((a.kind == TV_LIST || a.kind == TV_TUPLE || a.kind == TV_STR) && a.kind != b.kind) {
+        if (is_safe(a))   /* Markup.__add__ declines, then b's __radd__ */
+            tmpl_raise(rt, "TypeError", "unsupported operand type(s) for +: 'Markup' and '%s'", pytype(b));
+        const char *t = a.kind == TV_STR ? "str" : a.kind == TV_LIST ? "list" : "tuple";
+        tmpl_raise(rt, "TypeError", "can only concatenate %s (not \"%s\") to %s", t, pytype(b), t);
+    }
     if (a.kind == TV_LIST || a.kind == TV_TUPLE) {
         iz n = a.u.list->n + b.u.list->n;
         if (n > TMPL_MAX_ITERATIONS)
@@ -2152,7 +2155,9 @@ static tv f_groupby(tmpl_rt *rt, tv v, const tv_args *a)
             j++;
         tv group = list_of(rt, vals + i, j - i);
         tv grouper = cs ? keys[i] : attr_get(rt, &p, vals[i], false, &def);
-        out.u.list->v[nout++] = tv_pair(rt, grouper, group);
+        tv g = tv_pair(rt, grouper, group);
+        g.flags |= TVF_GROUP;
+        out.u.list->v[nout++] = g;
         i = j;
     }
     out.u.list->n = nout;
@@ -3394,8 +3399,6 @@ static tv f_xmlattr(tmpl_rt *rt, tv v, const tv_args *a)
  *    len() ("object of type 'generator' has no len()"), cannot be indexed
  *    or reversed (`|last`), prints as "<generator object ...>" and is used
  *    up by one loop. The value model has no flag for that (yet).
- *  - groupby gives plain 2-tuples: `.grouper` and `.list` of Jinja's
- *    namedtuple are not there.
  *  - ERR_UNSUPPORTED: random with a choice to make, urlize, striptags with
  *    named character references other than amp/lt/gt/quot/apos/nbsp,
  *    pprint of a str/list/tuple/dict whose repr is wider than 80 columns

@@ -577,7 +577,7 @@ const char *tv_type_name(tv v)
                  : v.id == TVI_DICT_REVERSEKEY ? "dict_reversekeyiterator"
                                                : "generator";
         return "list";
-    case TV_TUPLE:  return "tuple";
+    case TV_TUPLE:  return v.flags & TVF_GROUP ? "_GroupTuple" : "tuple";
     case TV_DICT:   return "dict";
     case TV_NS:     return "Namespace";
     case TV_LOOP:   return "LoopContext";
@@ -1149,6 +1149,18 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
     }
     if (obj.kind == TV_LIST && (obj.flags & TVF_ITER))
         return false;   /* no attribute a template can use */
+    if (obj.kind == TV_TUPLE && (obj.flags & TVF_GROUP)) {
+        /* the named tuple's fields, and its _-prefixed helpers (unsafe) */
+        if (str_eq(name, S("grouper")) || str_eq(name, S("list"))) {
+            *out = obj.u.list->v[name.s[0] == 'l'];
+            return true;
+        }
+        if (str_eq(name, S("_fields")) || str_eq(name, S("_field_defaults")) || str_eq(name, S("_asdict")) ||
+            str_eq(name, S("_replace")) || str_eq(name, S("_make"))) {
+            *out = unsafe_undef(rt, obj, name);
+            return true;
+        }
+    }
     switch ((tv_kind)obj.kind) {
     case TV_STR: case TV_DICT: case TV_LIST: case TV_TUPLE: case TV_CYCLER: {
         if (unsafe_method((tv_kind)obj.kind, name)) {
@@ -1270,6 +1282,10 @@ static i64 slice_part(tmpl_rt *rt, tv v, bool *has)
         return 0;
     if (v.kind == TV_INT) { *has = true; return v.u.i; }
     if (v.kind == TV_BOOL) { *has = true; return v.u.b; }
+    if (v.kind == TV_BIGINT) {   /* _PyEval_SliceIndex clamps */
+        *has = true;
+        return tv_s(v).s[0] == '-' ? INT64_MIN : INT64_MAX;
+    }
     tmpl_raise(rt, "TypeError",
                "slice indices must be integers or None or have an __index__ method");
 }
@@ -1284,6 +1300,8 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
         st = 1;
     if (st == 0)
         tmpl_raise(rt, "ValueError", "slice step cannot be zero");
+    if (st < -INT64_MAX)
+        st = -INT64_MAX;   /* PySlice_Unpack: -step must not overflow */
     i64 a = slice_part(rt, start, &hs), e = slice_part(rt, stop, &he);
     if ((obj.kind != TV_LIST && obj.kind != TV_TUPLE && obj.kind != TV_STR) ||
         (obj.flags & TVF_ITER)) {

@@ -57,6 +57,9 @@ enum {
                       (tv_iter_kind). Truthy even when empty, no len(), no
                       subscripts, printed with an address (unsupported),
                       emptied by the first iteration. */
+    TVF_GROUP = 4, /* TV_TUPLE: a (grouper, list) of the groupby filter,
+                      jinja2.filters._GroupTuple: a named tuple, its items
+                      also the attributes `grouper` and `list` */
 };
 
 /* Python types of TVF_ITER lists, for messages. */

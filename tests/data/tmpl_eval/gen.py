@@ -371,6 +371,25 @@ CASES = [
     ("frames_recursive_loop_closure", "{% set ns = namespace(ms=[]) %}{% for item in tree recursive %}{% macro m() %}{{ item.n }}{% endmacro %}"
      "{% set ns.ms = ns.ms + [m] %}{{ loop(item.c) if item.c }}{% endfor %}{% for f in ns.ms %}[{{ f() }}]{% endfor %}",
      {"tree": [{"n": "a", "c": [{"n": "b"}]}, {"n": "d"}]}),
+    # found by differential_expr.py
+    ("repeat_empty_huge", "[{{ '' * i }}][{{ [] * i }}][{{ ('a'|e) * 0 }}][{{ 'ab' * 2 }}]", {"i": 2 ** 53 + 1}),
+    ("groupby_named_tuple", "{% for g in r|groupby('n') %}[{{ g.grouper }}:{{ g.list|length }}:{{ g['list'] }}:{{ g }}:{{ g.count(1) }}]"
+     "{% endfor %}{{ r|groupby('n')|map(attribute='grouper')|list }}|{% for k, v in r|groupby('n') %}{{ k }}{{ v|length }}{% endfor %}|"
+     "[{{ (r|groupby('n'))[0]._fields }}]{{ (r|groupby('n'))[0]|tojson }}", {"r": [{"n": 1}, {"n": 2}, {"n": 1}]}),
+    ("groupby_tuple_concat", "{{ (r|groupby('n'))[0] + 1 }}", {"r": [{"n": 1}]}),
+    ("groupby_tuple_type", "{{ (r|groupby('n'))[0] - 1 }}", {"r": [{"n": 1}]}),
+    ("concat_markup_int", "{{ (s|e) + 1 }}", {"s": "a"}),
+    ("concat_list_int", "{{ [1] + 1 }}", {}),
+    ("concat_tuple_str", "{{ (1,) + 'a' }}", {}),
+    ("sum_markup_int", "{{ [1]|sum(start=(s|e)) }}", {"s": "x"}),
+    ("int_true_div_big", "{{ 3 / i }}|{{ i / 3 }}|{{ -i / 7 }}|{{ i / -i }}|{{ j / 3 }}|{{ 1 / j }}|{{ j / k }}|{{ k / j }}|{{ 0 / j }}|{{ j / 1 }}|{{ 7 / 2 }}",
+     {"i": 2 ** 53 + 1, "j": 2 ** 63 - 1, "k": -2 ** 63}),
+    ("float_pow_overflow", "{{ 2.0 ** 1023 }}|{{ f ** 2 }}", {"f": 1e300}),
+    ("float_pow_overflow_negative", "{{ (-f) ** 3 }}", {"f": 1e300}),
+    ("int64_min_literal", "{{ -9223372036854775808 }}|{{ (-9223372036854775808) + 1 }}|{{ 'ab'[(-9223372036854775808):] }}|"
+     "{{ [1] * (-9223372036854775808) }}|{{ -x }}|{{ --x }}|{{ (-x) is integer }}", {"x": -2 ** 63}),
+    ("slice_big_bounds", "{{ 'ab'[x:] }}|{{ 'ab'[:y] }}|{{ 'abc'[::y] }}|{{ 'abc'[::z] }}|{{ [1, 2, 3][y::z] }}|"
+     "{{ 'ab'[99999999999999999999:] }}|{{ 'abcd'[::-9223372036854775808] }}", {"x": 2 ** 63, "y": -2 ** 63 - 1, "z": 2 ** 63}),
 ]
 
 
