@@ -462,6 +462,8 @@ static tv binop(ev *e, int op, tv a, tv b)
     }
     if (a.kind == TV_UNDEF)
         tv_undef_raise(&e->rt, a);
+    if (op == TMPL_OP_MOD && a.kind == TV_STR)   /* str.__mod__ formats an Undefined too */
+        return tv_percent(&e->rt, a, b);
     if (b.kind == TV_UNDEF)
         tv_undef_raise(&e->rt, b);
     if (tv_is_iter(a) || tv_is_iter(b)) {
@@ -481,6 +483,14 @@ static tv binop(ev *e, int op, tv a, tv b)
     if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
         if ((tv_is_number(a) || a.kind == TV_BIGINT) && (tv_is_number(b) || b.kind == TV_BIGINT))
             tmpl_fail(&e->rt, ERR_UNSUPPORTED, "arithmetic on integers beyond 64 bits");
+        bool seq_a = a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE;
+        bool seq_b = b.kind == TV_STR || b.kind == TV_LIST || b.kind == TV_TUPLE;
+        if (op == TMPL_OP_MOD && a.kind == TV_STR)
+            return tv_percent(&e->rt, a, b);
+        if (op == TMPL_OP_ADD && seq_a && !(a.flags & TVF_SAFE))
+            concat_error(e, a, b);
+        if (op == TMPL_OP_MUL && (seq_a || seq_b))   /* the count must fit a Py_ssize_t */
+            tmpl_raise(&e->rt, "OverflowError", "cannot fit 'int' into an index-sized integer");
         unsupported_operands(e, op, a, b);
     }
     switch (op) {
@@ -549,12 +559,12 @@ static tv binop(ev *e, int op, tv a, tv b)
             return seq_repeat(e, b, as_i64(a));
         if ((a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE) ||
             (b.kind == TV_STR || b.kind == TV_LIST || b.kind == TV_TUPLE)) {
-            tv seq = (a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE) ? a : b;
-            tv other = seq.u.list == a.u.list && seq.kind == a.kind ? b : a;
-            if (other.kind == TV_STR || other.kind == TV_LIST || other.kind == TV_TUPLE ||
-                other.kind == TV_FLOAT)
+            /* PyNumber_Multiply's last resort, the left operand's repeat
+             * when it is a sequence, else the right one's */
+            bool left = a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE;
+            if (!((left ? a : b).flags & TVF_SAFE))   /* Markup's repeat is its __mul__: declines */
                 tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
-                           tv_type_name(other));
+                           tv_type_name(left ? b : a));
         }
         unsupported_operands(e, op, a, b);
     case TMPL_OP_DIV:
@@ -911,9 +921,9 @@ static tv call_range(ev *e, const tv_args *a)
                    a->npos ? "most 3 arguments" : "least 1 argument", (int)a->npos);
     i64 v[3];
     for (i32 i = 0; i < a->npos; i++) {
-        tv x = a->pos[i];
-        if (x.kind == TV_UNDEF)
-            tv_undef_raise(&e->rt, x);
+        tv x = a->pos[i];   /* PyNumber_Index: an Undefined has no __index__ */
+        if (x.kind == TV_BIGINT)
+            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "range() of integers beyond 64 bits");
         if (x.kind != TV_INT && x.kind != TV_BOOL)
             tmpl_raise(&e->rt, "TypeError", "'%s' object cannot be interpreted as an integer",
                        tv_type_name(x));
@@ -950,7 +960,8 @@ static tv call_strftime(ev *e, const tv_args *a)
         tmpl_raise(&e->rt, "TypeError", "strftime_now() takes 1 positional argument");
     tv f = a->pos[0];
     if (f.kind != TV_STR)
-        tmpl_raise(&e->rt, "TypeError", "strftime() argument 1 must be str, not %s", tv_type_name(f));
+        tmpl_raise(&e->rt, "TypeError", "strftime() argument 1 must be str, not %s",
+                   f.kind == TV_NONE ? "None" : tv_type_name(f));   /* getargs' converterr */
     time_t t = (time_t)e->rt.now;
     struct tm tm;
     if (!gmtime_r(&t, &tm))

@@ -1242,8 +1242,9 @@ static tv pct_format(tmpl_rt *rt, tv fmtv, tv args)
         arglen = args.u.list->n;
         argidx = 0;
     }
-    /* PyMapping_Check: dicts, and lists too (they have __getitem__). */
-    bool mapping = args.kind == TV_DICT || args.kind == TV_LIST;
+    /* PyMapping_Check: dicts, and lists and Undefined too (they have
+     * __getitem__): no "not all arguments converted" for them */
+    bool mapping = args.kind == TV_DICT || args.kind == TV_LIST || args.kind == TV_UNDEF;
     sb out = sb_new(rt, f.len + 16);
     iz run = 0;
     for (iz i = 0; i < f.len;) {
@@ -1266,6 +1267,8 @@ static tv pct_format(tmpl_rt *rt, tv fmtv, tv args)
             str key = str_cut(f, kbeg, i - 1);
             if (!mapping)
                 tmpl_raise(rt, "TypeError", "format requires a mapping");
+            if (args.kind == TV_UNDEF)   /* Undefined.__getitem__ raises */
+                tv_undef_raise(rt, args);
             if (args.kind != TV_DICT)   /* a list: list["key"] */
                 tmpl_raise(rt, "TypeError", "list indices must be integers or slices, not str");
             if (!tv_dict_get_str(args.u.dict, key, &cur))
@@ -3110,8 +3113,8 @@ static tv f_urlencode(tmpl_rt *rt, tv v, const tv_args *a)
         for (iz i = 0; i < n; i++) {
             /* for k, v in items: unpacking */
             tv it = items[i];
-            if (it.kind == TV_UNDEF)
-                continue;   /* an empty iterable: "not enough values" below */
+            if (it.kind == TV_UNDEF)   /* iterates as an empty sequence */
+                tmpl_raise(rt, "ValueError", "not enough values to unpack (expected 2, got 0)");
             if (it.kind != TV_LIST && it.kind != TV_TUPLE && it.kind != TV_STR && it.kind != TV_DICT)
                 tmpl_raise(rt, "TypeError", "cannot unpack non-iterable %s object", pytype(it));
             iz m;

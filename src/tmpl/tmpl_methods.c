@@ -572,10 +572,13 @@ static tv m_replace(call *c)
 {
     clinic_count(c, 2, 3);
     tv old = wrap_arg(c, c->a->pos[0]), rep = wrap_arg(c, c->a->pos[1]);
+    /* _PyArg_BadArgument names None "None", other values by type */
     if (old.kind != TV_STR)
-        tmpl_raise(c->rt, "TypeError", "replace() argument 1 must be str, not %s", tv_type_name(old));
+        tmpl_raise(c->rt, "TypeError", "replace() argument 1 must be str, not %s",
+                   old.kind == TV_NONE ? "None" : tv_type_name(old));
     if (rep.kind != TV_STR)
-        tmpl_raise(c->rt, "TypeError", "replace() argument 2 must be str, not %s", tv_type_name(rep));
+        tmpl_raise(c->rt, "TypeError", "replace() argument 2 must be str, not %s",
+                   rep.kind == TV_NONE ? "None" : tv_type_name(rep));
     i64 count = c->a->npos > 2 ? ssize_arg(c, c->a->pos[2]) : -1;
     str s = self_str(c), o = tv_s(old), r = tv_s(rep);
     if (r.len > o.len) {

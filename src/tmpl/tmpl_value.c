@@ -102,7 +102,7 @@ static const char *object_type_repr(tv v)
                  : v.id == TVI_DICT_REVERSEKEY ? "dict_reversekeyiterator object"
                                                : "generator object";
         return "list object";
-    case TV_TUPLE:  return "tuple object";
+    case TV_TUPLE:  return v.flags & TVF_GROUP ? "jinja2.filters._GroupTuple object" : "tuple object";
     case TV_DICT:   return "dict object";
     case TV_NS:     return "jinja2.utils.Namespace object";
     case TV_LOOP:   return "jinja2.runtime.LoopContext object";
@@ -930,12 +930,9 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
 {
     switch ((tv_kind)hay.kind) {
     case TV_STR: {
-        if (needle.kind != TV_STR) {
-            if (needle.kind == TV_UNDEF)
-                tv_undef_raise(rt, needle);
+        if (needle.kind != TV_STR)   /* an Undefined too: str.__contains__ checks the type first */
             tmpl_raise(rt, "TypeError", "'in <string>' requires string as left operand, not %s",
                        tv_type_name(needle));
-        }
         /* a byte search: valid UTF-8 matches only at character starts */
         str h = tv_s(hay), sub = tv_s(needle);
         if (sub.len == 0)
@@ -1137,6 +1134,48 @@ tmpl_attr_meths tmpl_getattr_meths(str name)
 }
 
 /* A Python attribute of obj that exists, or false. Sets *out. */
+/* Whether `name` (a dunder) is an attribute of obj's Python type, from
+ * CPython 3.11's dir(): object's own, and those of int, bool and float,
+ * NoneType and jinja2's Undefined. The sandbox refuses every one of them
+ * (SecurityError when used); a dunder the type lacks is a plain Undefined. */
+static bool has_dunder(tv obj, str name)
+{
+    static const char *const object_d[] = {
+        "__class__", "__delattr__", "__dir__", "__doc__", "__eq__", "__format__", "__ge__",
+        "__getattribute__", "__getstate__", "__gt__", "__hash__", "__init__", "__init_subclass__",
+        "__le__", "__lt__", "__ne__", "__new__", "__reduce__", "__reduce_ex__", "__repr__",
+        "__setattr__", "__sizeof__", "__str__", "__subclasshook__", NULL};
+    static const char *const number_d[] = {   /* float's; int and bool add int_d */
+        "__abs__", "__add__", "__bool__", "__ceil__", "__divmod__", "__float__", "__floor__",
+        "__floordiv__", "__getnewargs__", "__int__", "__mod__", "__mul__", "__neg__", "__pos__",
+        "__pow__", "__radd__", "__rdivmod__", "__rfloordiv__", "__rmod__", "__rmul__", "__round__",
+        "__rpow__", "__rsub__", "__rtruediv__", "__sub__", "__truediv__", "__trunc__", NULL};
+    static const char *const int_d[] = {
+        "__and__", "__index__", "__invert__", "__lshift__", "__or__", "__rand__", "__rlshift__",
+        "__ror__", "__rrshift__", "__rshift__", "__rxor__", "__xor__", NULL};
+    static const char *const float_d[] = {"__getformat__", NULL};
+    static const char *const none_d[] = {"__bool__", NULL};
+    static const char *const undef_d[] = {
+        "__add__", "__aiter__", "__bool__", "__call__", "__complex__", "__div__", "__float__",
+        "__floordiv__", "__getattr__", "__getitem__", "__int__", "__iter__", "__len__", "__mod__",
+        "__module__", "__mul__", "__neg__", "__pos__", "__pow__", "__radd__", "__rdiv__",
+        "__rfloordiv__", "__rmod__", "__rmul__", "__rpow__", "__rsub__", "__rtruediv__",
+        "__slots__", "__sub__", "__truediv__", NULL};
+    const char *const *sets[3] = {object_d, NULL, NULL};
+    switch ((tv_kind)obj.kind) {
+    case TV_INT: case TV_BIGINT: case TV_BOOL: sets[1] = number_d; sets[2] = int_d; break;
+    case TV_FLOAT: sets[1] = number_d; sets[2] = float_d; break;
+    case TV_NONE:  sets[1] = none_d; break;
+    case TV_UNDEF: sets[1] = undef_d; break;
+    default: break;
+    }
+    for (int k = 0; k < 3; k++)
+        for (const char *const *p = sets[k]; p && *p; p++)
+            if (str_eq(name, str_cstr(*p)))
+                return true;
+    return false;
+}
+
 static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known, tv *out)
 {
     if (obj.kind == TV_DICT && !dict_attr_candidate(name))
@@ -1144,6 +1183,10 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
     if (name.len >= 2 && name.s[0] == '_' && name.s[1] == '_' &&
         (obj.kind == TV_STR || obj.kind == TV_LIST || obj.kind == TV_DICT || obj.kind == TV_TUPLE)) {
         /* dunder attributes exist on every object and are never safe */
+        *out = unsafe_undef(rt, obj, name);
+        return true;
+    }
+    if (name.len >= 4 && name.s[0] == '_' && name.s[1] == '_' && has_dunder(obj, name)) {
         *out = unsafe_undef(rt, obj, name);
         return true;
     }
@@ -1212,8 +1255,14 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
 
 tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known)
 {
-    if (obj.kind == TV_UNDEF)
+    if (obj.kind == TV_UNDEF) {
+        /* the dunders Undefined has are there, and unsafe; for any other
+         * name the sandbox ends in Undefined.__getattr__ or __getitem__,
+         * which raise */
+        if (name.len >= 4 && name.s[0] == '_' && name.s[1] == '_' && has_dunder(obj, name))
+            return unsafe_undef(rt, obj, name);
         tv_undef_raise(rt, obj);
+    }
     tv out;
     if (python_attr(rt, obj, name, known, &out))
         return out;
