@@ -146,6 +146,40 @@ static void test_error_keeps_output(void)
     arena_fini(&scratch);
 }
 
+/* list.pop and list.clear on a list a for loop runs over: Python's loop
+ * would see the change, tally's iterates what it started with, so the
+ * render fails cleanly (ERR_UNSUPPORTED) instead of differing. After the
+ * loop, and inside a loop over another list, they work. */
+static void test_list_changed_in_loop(void)
+{
+    arena perm, scratch;
+    arena_init(&perm, 0);
+    arena_init(&scratch, 0);
+    buf out = {0};
+    tmpl_error te;
+    err ce;
+    const char *refused[] = {
+        "{% set l = [1, 2, 3] %}{% for x in l %}{{ l.pop() }}{% endfor %}",
+        "{% set l = [1, 2, 3] %}{% for x in l %}{% for y in [1] %}{{ l.clear() }}{% endfor %}{% endfor %}",
+        "{% set l = [1, 2, 3] %}{% for x in l if l.pop() %}{{ x }}{% endfor %}",
+    };
+    for (size_t k = 0; k < countof(refused); k++) {
+        out.len = 0;
+        EXPECT_EQ(render(&perm, &scratch, str_cstr(refused[k]), NULL, &out, &te, &ce), ERR_UNSUPPORTED);
+        EXPECT(te.exc == NULL);
+        EXPECT(strstr(te.msg, "a for loop is running over") != NULL);
+    }
+    out.len = 0;
+    EXPECT_EQ(render(&perm, &scratch,
+                     S("{% set l = [1, 2, 3] %}{% for x in l %}{{ x }}{% endfor %}{{ l.pop() }}"
+                       "{% for x in [7, 8] %}{{ l.pop(0) }}{% endfor %}{{ l }}"),
+                     NULL, &out, &te, &ce), ERR_OK);
+    EXPECT_STR(buf_view(&out), S("123312[]"));
+    buf_free(&out);
+    arena_fini(&perm);
+    arena_fini(&scratch);
+}
+
 /* A variable's symbol given by the caller (tmpl_var.sym): used when it
  * names the variable, looked up again when it does not, and -1 means the
  * template never names it. */
@@ -351,6 +385,7 @@ int main(void)
     RUN(test_cases);
     RUN(test_error_keeps_output);
     RUN(test_limits);
+    RUN(test_list_changed_in_loop);
     RUN(test_var_sym_hints);
     RUN(test_caller_tmp);
     return test_done();

@@ -1813,6 +1813,10 @@ static int run_for(ev *e, act *s, const tmpl_node *n, tv iterv, i32 depth0)
     e->rt.line = n->line;
     iz cnt;
     const tv *items = tv_iterate(&e->rt, iterv, &cnt);
+    /* a list may not change while this runs over what it holds now */
+    tv_list *src = iterv.kind == TV_LIST && !(iterv.flags & TVF_ITER) ? iterv.u.list : NULL;
+    if (src)
+        src->loops++;
     tv_loop *L = NEW_NZ(e->rt.a, tv_loop, 1);
     *L = (tv_loop){.items = items, .n = cnt, .depth0 = depth0,
                    .node = n->u.for_.recursive ? n : NULL, .frame = s};
@@ -1859,6 +1863,8 @@ static int run_for(ev *e, act *s, const tmpl_node *n, tv iterv, i32 depth0)
             break;
     }
     frame_leave(b, fr);
+    if (src)
+        src->loops--;
     if (!completed && fr->orelse) {
         /* the else branch is code after the loop: a break or continue in
          * it is the enclosing loop's */

@@ -1650,9 +1650,10 @@ static void jw_value(jw *w, tv v, int level)
         const tv_list *l = v.u.list;
         if (tv_is_iter(v))
             tmpl_raise(w->rt, "TypeError", "Object of type %s is not JSON serializable", pytype(v));
-        /* A list made from JSON and unchanged: its tree prints the same,
-         * and faster (without indent the nesting level does not matter). */
-        if (l->origin && (w->o->indent == PYFMT_INDENT_NONE || level == 0)) {
+        /* A list made from JSON and unchanged (no list of the render has
+         * changed): its tree prints the same, and faster (without indent
+         * the nesting level does not matter). */
+        if (l->origin && !w->rt->lists_changed && (w->o->indent == PYFMT_INDENT_NONE || level == 0)) {
             err e;
             if (!pyfmt_json_dumps(w->b, l->origin, w->o, w->rt->a, &e))
                 tmpl_fail(w->rt, e.code, "%s", e.msg);
@@ -1679,7 +1680,7 @@ static void jw_value(jw *w, tv v, int level)
         break;
     }
     case TV_DICT:
-        if (v.u.dict->origin && (w->o->indent == PYFMT_INDENT_NONE || level == 0)) {
+        if (v.u.dict->origin && !w->rt->lists_changed && (w->o->indent == PYFMT_INDENT_NONE || level == 0)) {
             err e;
             if (!pyfmt_json_dumps(w->b, v.u.dict->origin, w->o, w->rt->a, &e))
                 tmpl_fail(w->rt, e.code, "%s", e.msg);

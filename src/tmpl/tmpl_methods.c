@@ -34,6 +34,7 @@ static const method_def METHODS[] = {
     M("casefold", TVM_STR_CASEFOLD, K_STR),
     M("center", TVM_STR_CENTER, K_STR),
     M("changed", TVM_LOOP_CHANGED, K_LOOP),
+    M("clear", TVM_LIST_CLEAR, K_LIST),
     M("copy", TVM_DICT_COPY, K_DICT | K_LIST),
     M("count", TVM_STR_COUNT, K_STR | K_LIST | K_TUPLE),
     M("current", TVM_CYCLER_CURRENT, K_CYCLER),
@@ -64,6 +65,7 @@ static const method_def METHODS[] = {
     M("lstrip", TVM_STR_LSTRIP, K_STR),
     M("next", TVM_CYCLER_NEXT, K_CYCLER),
     M("partition", TVM_STR_PARTITION, K_STR),
+    M("pop", TVM_LIST_POP, K_LIST),
     M("removeprefix", TVM_STR_REMOVEPREFIX, K_STR),
     M("removesuffix", TVM_STR_REMOVESUFFIX, K_STR),
     M("replace", TVM_STR_REPLACE, K_STR),
@@ -1679,6 +1681,50 @@ static tv m_list_copy(call *c)
     return v;
 }
 
+/* list.pop and list.clear change the list (see tv_list): refused while a
+ * loop runs over it. */
+static tv_list *changing(call *c)
+{
+    tv_list *l = c->self.u.list;
+    if (l->loops)
+        tmpl_fail(c->rt, ERR_UNSUPPORTED, "list.%s() on a list a for loop is running over", cname(c));
+    l->origin = NULL;
+    c->rt->lists_changed = true;   /* and the containers holding it */
+    return l;
+}
+
+static tv m_list_pop(call *c)
+{
+    clinic_count(c, 0, 1);
+    i64 i = c->a->npos ? ssize_arg(c, c->a->pos[0]) : -1;
+    tv_list *l = changing(c);
+    if (l->n == 0)
+        tmpl_raise(c->rt, "IndexError", "pop from empty list");
+    if (i < 0)
+        i += l->n;
+    if (i < 0 || i >= l->n)
+        tmpl_raise(c->rt, "IndexError", "pop index out of range");
+    tv r = l->v[i];
+    if (i == 0) {
+        l->v++;
+    } else if (i < l->n - 1) {
+        tv *v = NEW_NZ(c->rt->a, tv, l->n - 1);
+        memcpy(v, l->v, (size_t)i * sizeof *v);
+        memcpy(v + i, l->v + i + 1, (size_t)(l->n - i - 1) * sizeof *v);
+        l->v = v;
+        c->rt->escapes++;   /* new memory held by a list made earlier */
+    }
+    l->n--;
+    return r;
+}
+
+static tv m_list_clear(call *c)
+{
+    no_args(c);
+    changing(c)->n = 0;
+    return tv_none();
+}
+
 static tv m_list_count(call *c)
 {
     tv x = one_arg(c);
@@ -1785,6 +1831,8 @@ static const char *method_name(tv_meth m)
     case TVM_LIST_INDEX: return "index";
     case TVM_LIST_COUNT: return "count";
     case TVM_LIST_COPY:  return "copy";
+    case TVM_LIST_POP:   return "pop";
+    case TVM_LIST_CLEAR: return "clear";
     default:             return "?";
     }
 }
@@ -1846,6 +1894,8 @@ tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args)
     case TVM_DICT_VALUES:      return m_dict_view(&c, 2);
     case TVM_DICT_COPY:        return m_dict_copy(&c);
     case TVM_LIST_COPY:        return m_list_copy(&c);
+    case TVM_LIST_POP:         return m_list_pop(&c);
+    case TVM_LIST_CLEAR:       return m_list_clear(&c);
     case TVM_LIST_COUNT:       return m_list_count(&c);
     case TVM_LIST_INDEX:       return m_list_index(&c);
     case TVM_LOOP_CYCLE:       return m_cycle(&c);

@@ -1041,8 +1041,10 @@ static tv bound(tmpl_rt *rt, tv self, tv_meth m)
  * _mutable_spec for list and dict; tuples and strings have none). */
 static bool unsafe_method(tv_kind k, str name)
 {
-    static const char *const list_m[] = {"append", "clear", "extend", "insert", "pop",
-                                         "remove", "reverse", "sort", NULL};
+    /* jinja2.sandbox._mutable_spec: MutableSequence's list leaves out
+     * pop and clear, which the sandbox lets a template call */
+    static const char *const list_m[] = {"append", "extend", "insert", "remove", "reverse",
+                                         "sort", NULL};
     static const char *const dict_m[] = {"clear", "pop", "popitem", "setdefault",
                                          "update", NULL};
     const char *const *m = k == TV_LIST ? list_m : k == TV_DICT ? dict_m : NULL;

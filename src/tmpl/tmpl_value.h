@@ -7,8 +7,10 @@
  * Values are 16-byte structs passed by value (in two registers on x86-64
  * and arm64). Strings, lists, tuples and dicts point into the render's
  * arena (or into the context's JSON tree, or the program's source) and are
- * immutable once built, as the immutable sandbox guarantees; the one
- * mutable object is a namespace().
+ * immutable once built, as the immutable sandbox guarantees, with two
+ * exceptions: a namespace(), and a list shortened by list.pop or
+ * list.clear, the two mutating methods the sandbox leaves to lists (see
+ * tv_list).
  *
  * Errors: every operation that Python or Jinja would make raise calls
  * tmpl_raise, which records the exception class, message and template line
@@ -115,11 +117,18 @@ _Static_assert(sizeof(tv) == 16, "a tv is passed and returned in two registers")
 
 /* Lists and tuples: n items. `origin` is the JSON array the list was made
  * from (so tojson can write the source's tree directly), or NULL. */
+/* Lists change only by list.pop and list.clear (the immutable sandbox
+ * allows those two): they give the list a new `v` or a smaller `n`, never
+ * writing into `v`, which other lists (copies, slices) may share; `origin`
+ * is cleared then. `loops` counts the for loops running over the list,
+ * during which it may not change (Python's loop would see the change; this
+ * one iterates what it started with). */
 struct tv_list {
     tv         *v;
     iz          n;
     const json *origin;
     bool        consumed;  /* TVF_ITER: iterated once already */
+    u16         loops;
 };
 
 /* Dicts (and namespaces): entries in insertion order, Python's dict.
@@ -218,9 +227,9 @@ typedef enum tv_func {
     TVFN_COUNT
 } tv_func;
 
-/* Methods reachable as attributes (tmpl_methods.c). Mutating methods of
- * list and dict are not here: the sandbox answers with an Undefined that
- * raises SecurityError. */
+/* Methods reachable as attributes (tmpl_methods.c). The mutating methods
+ * the sandbox refuses (list.append, dict.pop, ...) are not here: it answers
+ * with an Undefined that raises SecurityError. */
 typedef enum tv_meth {
     TVM_NONE = 0,
     /* str */
@@ -238,7 +247,7 @@ typedef enum tv_meth {
     /* dict */
     TVM_DICT_GET, TVM_DICT_ITEMS, TVM_DICT_KEYS, TVM_DICT_VALUES, TVM_DICT_COPY,
     /* list and tuple */
-    TVM_LIST_INDEX, TVM_LIST_COUNT, TVM_LIST_COPY,
+    TVM_LIST_INDEX, TVM_LIST_COUNT, TVM_LIST_COPY, TVM_LIST_POP, TVM_LIST_CLEAR,
     /* jinja objects */
     TVM_LOOP_CYCLE, TVM_LOOP_CHANGED, TVM_CYCLER_NEXT, TVM_CYCLER_RESET,
     TVM_CYCLER_CURRENT,
@@ -266,6 +275,9 @@ typedef struct tmpl_rt {
      * iteration's allocations at its end. Whoever stores a new value into
      * an object made earlier must increment it. */
     u64      escapes;
+    /* a list.pop or list.clear ran: the JSON trees the context's lists
+     * and dicts came from no longer print them (tojson's `origin` path) */
+    bool     lists_changed;
     /* the error, once raised */
     const char *exc;       /* Python class: "UndefinedError", "TypeError", ... ;
                               NULL for our own failures (code says which) */

@@ -6,6 +6,7 @@ project root with the interpreter that has Debian's Jinja2 3.1.2:
 
     /usr/bin/python3 tests/data/tmpl_eval/gen.py > tests/data/tmpl_eval/cases.jsonl
 """
+import copy
 import json
 import os
 import sys
@@ -423,6 +424,24 @@ CASES = [
     ("in_string_undefined", "{{ x in 'abc' }}", {}),
     ("in_list_undefined", "{{ x in [1, 2] }}|{{ x in {'a': 1} }}|{{ 1 in x }}|{{ x not in [1] }}", {}),
     ("range_undefined", "{{ range(1, x) }}", {}),
+    # list.pop and list.clear: the sandbox allows them (not in its _mutable_spec for lists)
+    ("list_pop_clear", "{% set q = [1, 2, 3, 4] %}{% set r = q %}{% set c = q.copy() %}{% set s = q[:] %}{% set t = q|list %}"
+     "{{ q.pop() }}{{ r }}{{ q.pop(1) }}{{ q }}{{ q.pop(0) }}{{ q.pop(-1) }}{{ q }}{{ q.clear() }}{{ r }}{{ r|length }}|{{ c }}{{ s }}{{ t }}|"
+     "{{ l.pop(0) }}{{ l }}{{ l|tojson }}{{ d.x.pop() }}{{ d|tojson }}{{ d|tojson(indent=1) }}{{ d }}",
+     {"l": [1, 2, 3], "d": {"x": [1, 2], "y": "z"}}),
+    ("list_pop_namespace_queue", "{% set ns = namespace(q=['a', 'b', 'c']) %}{% for m in ms %}{{ ns.q.pop(0) }}{{ m.tool_calls.pop(0).id }}"
+     "{{ m.tool_calls|length }}{% endfor %}|{{ ns.q }}|{{ ms|tojson }}",
+     {"ms": [{"tool_calls": [{"id": "x"}, {"id": "y"}]}, {"tool_calls": [{"id": "z"}]}]}),
+    ("list_pop_empty", "{{ [].pop() }}", {}),
+    ("list_pop_range", "{{ l.pop(-2) }}", {"l": [1]}),
+    ("list_pop_str_index", "{{ l.pop('a') }}", {"l": [1]}),
+    ("list_pop_two", "{{ l.pop(1, 2) }}", {"l": [1]}),
+    ("list_pop_keyword", "{{ l.pop(x=1) }}", {"l": [1]}),
+    ("list_pop_big_index", "{{ l.pop(i) }}", {"l": [1], "i": 2 ** 63}),
+    ("list_clear_argument", "{{ l.clear(1) }}", {"l": [1]}),
+    ("list_append_unsafe", "{{ l.append(1) }}", {"l": []}),
+    ("tuple_pop_missing", "{{ (1, 2).pop() }}", {}),
+    ("dict_pop_unsafe", "{{ {'a': 1}.pop('a') }}", {}),
 ]
 
 
@@ -440,7 +459,8 @@ def main():
             ctx = json.loads(raw)
         rec = {"name": name, "template": src, "vars": None if raw is not None else ctx}
         try:
-            rec["out"] = tenv.compile(src).render(**ctx)
+            # a copy: list.pop in a template changes the lists it is given
+            rec["out"] = tenv.compile(src).render(**copy.deepcopy(ctx))
         except Exception as e:  # noqa: BLE001 - errors are expected data
             rec.update(error_type=type(e).__name__, error=str(e))
         line = json.dumps(rec, ensure_ascii=False)
