@@ -3333,14 +3333,16 @@ static tv f_wordwrap(tmpl_rt *rt, tv v, const tv_args *a)
     bool break_hyphens = tv_truthy(arg_or(&b, 5, tv_bool(true)));
     if (is_none(wrapstring))
         wrapstring = mkstr(rt, S("\n"), false);   /* environment.newline_sequence */
-    if (s.kind == TV_UNDEF)
-        tv_undef_raise(rt, s);
-    if (s.kind != TV_STR)
-        tmpl_raise(rt, "AttributeError", "'%s' object has no attribute 'splitlines'", pytype(s));
+    /* wrapstring.join([... for line in s.splitlines()]): the method is
+     * looked up before its argument is made */
     if (wrapstring.kind == TV_UNDEF)
         tv_undef_raise(rt, wrapstring);
     if (wrapstring.kind != TV_STR)
         tmpl_raise(rt, "AttributeError", "'%s' object has no attribute 'join'", pytype(wrapstring));
+    if (s.kind == TV_UNDEF)
+        tv_undef_raise(rt, s);
+    if (s.kind != TV_STR)
+        tmpl_raise(rt, "AttributeError", "'%s' object has no attribute 'splitlines'", pytype(s));
     if (width.kind != TV_INT && width.kind != TV_BOOL)
         tmpl_fail(rt, ERR_UNSUPPORTED, "wordwrap with a %s width", pytype(width));
     i64 w = int_of(width);

@@ -1345,6 +1345,16 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
 {
     if (obj.kind == TV_UNDEF)
         tv_undef_raise(rt, obj);
+    /* The object first: Python builds the slice without looking at its
+     * bounds, and only a sequence's subscript checks them. */
+    if ((obj.kind != TV_LIST && obj.kind != TV_TUPLE && obj.kind != TV_STR) ||
+        (obj.flags & TVF_ITER)) {
+        /* Jinja compiles x[a:b] to Python's own subscript, not to the
+         * sandbox's getitem, so nothing turns this into an Undefined. */
+        if (obj.kind == TV_DICT)
+            tmpl_raise(rt, "TypeError", "unhashable type: 'slice'");
+        tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(obj));
+    }
     bool hs, he, hp;
     i64 st = slice_part(rt, step, &hp);
     if (!hp)
@@ -1354,14 +1364,6 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
     if (st < -INT64_MAX)
         st = -INT64_MAX;   /* PySlice_Unpack: -step must not overflow */
     i64 a = slice_part(rt, start, &hs), e = slice_part(rt, stop, &he);
-    if ((obj.kind != TV_LIST && obj.kind != TV_TUPLE && obj.kind != TV_STR) ||
-        (obj.flags & TVF_ITER)) {
-        /* Jinja compiles x[a:b] to Python's own subscript, not to the
-         * sandbox's getitem, so nothing turns this into an Undefined. */
-        if (obj.kind == TV_DICT)
-            tmpl_raise(rt, "TypeError", "unhashable type: 'slice'");
-        tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(obj));
-    }
     iz n = obj.kind == TV_STR ? pystr_len(tv_s(obj)) : obj.u.list->n;
     /* PySlice_AdjustIndices */
     i64 lo, hi;

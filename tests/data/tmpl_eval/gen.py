@@ -442,6 +442,10 @@ CASES = [
     ("list_append_unsafe", "{{ l.append(1) }}", {"l": []}),
     ("tuple_pop_missing", "{{ (1, 2).pop() }}", {}),
     ("dict_pop_unsafe", "{{ {'a': 1}.pop('a') }}", {}),
+    ("slice_object_checked_first", "{{ x[1:2:0] }}", {"x": True}),
+    ("slice_object_checked_first_bounds", "{{ n[j:1] }}", {"n": None, "j": []}),
+    ("slice_dict_bounds", "{{ d[u:2] }}", {"d": {}}),
+    ("wordwrap_wrapstring_first", "{{ n|wordwrap(3, wrapstring=false) }}", {"n": None}),
 ]
 
 
