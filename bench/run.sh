@@ -73,18 +73,22 @@ fi
 if [ -z "$only" ] || [ "$only" = tmpl ]; then
 [ "$only" = tmpl ] || echo
 echo "Chat-template rendering, qwen3's template (assets/qwen3) over the agentic prompts, one core:"
-printf '%-15s %-6s %6s %8s %7s | %-22s | %-22s | %6s\n' \
-    contexts parsed prompts "MB out" errors "tally renders/s  MB/s" "Jinja2 renders/s  MB/s" "x"
+printf '%-15s %-6s %6s %8s %7s | %-22s | %-22s | %6s  %s\n' \
+    contexts parsed prompts "MB out" errors "tally renders/s  MB/s" "Jinja2 renders/s  MB/s" "x" "(rounds)"
 # The two sides take turns, $rounds rounds of each (a Jinja2 run takes a
 # second, and the machine's speed drifts between minutes): each side's time
-# is the median of its rounds' medians.
-rounds=${BENCH_TMPL_ROUNDS:-3}
+# is the median of its rounds' medians; the ratio is the median of the
+# rounds' ratios (each of two runs next to each other in time), printed
+# with the lowest and highest of them.
+rounds=${BENCH_TMPL_ROUNDS:-5}
+# a tally run takes 10-30 ms: more of them a round than of Jinja2's
+truns=${BENCH_TMPL_RUNS:-15}
 medf() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for set in agentic_nonull agentic; do
     in=tests/data/tmpl/contexts/$set.jsonl
     k=1
     while [ "$k" -le "$rounds" ]; do
-        $pin "$bin/bench_tmpl" "$assets/qwen3" "$in" "$runs" >"$tmp/tc.$set.$k" || exit 1
+        $pin "$bin/bench_tmpl" "$assets/qwen3" "$in" "$truns" >"$tmp/tc.$set.$k" || exit 1
         $pin "$python" bench/ref_tmpl.py "$assets/qwen3" "$in" 3 >"$tmp/tr.$set.$k" || exit 1
         c=$tmp/tc.$set.$k r=$tmp/tr.$set.$k
         if [ "$(v sha256 "$c")" != "$(v sha256 "$r")" ]; then
@@ -101,10 +105,18 @@ for set in agentic_nonull agentic; do
         [ "$mode" = fresh ] && p=fresh_
         tc=$(cat "$tmp"/tc."$set".* | awk -v k="${p}render_s" '$1 == k { print $2 }' | medf)
         tr=$(cat "$tmp"/tr."$set".* | awk -v k="${p}render_s" '$1 == k { print $2 }' | medf)
-        printf '%-15s %-6s %6s %8.2f %7s | %14.0f %7.2f | %15.0f %6.2f | %5sx\n' "$set" "$mode" "$n" "$mb" \
+        k=1
+        : >"$tmp/x"
+        while [ "$k" -le "$rounds" ]; do
+            div "$(v "${p}render_s" "$tmp/tr.$set.$k")" "$(v "${p}render_s" "$tmp/tc.$set.$k")" >>"$tmp/x"
+            echo >>"$tmp/x"
+            k=$((k + 1))
+        done
+        printf '%-15s %-6s %6s %8.2f %7s | %14.0f %7.2f | %15.0f %6.2f | %5sx  (%s-%s)\n' "$set" "$mode" "$n" "$mb" \
             "$(v errors "$c")" "$(awk -v n="$n" -v t="$tc" 'BEGIN { print n / t }')" \
             "$(awk -v m="$mb" -v t="$tc" 'BEGIN { print m / t }')" "$(awk -v n="$n" -v t="$tr" 'BEGIN { print n / t }')" \
-            "$(awk -v m="$mb" -v t="$tr" 'BEGIN { print m / t }')" "$(div "$tr" "$tc")"
+            "$(awk -v m="$mb" -v t="$tr" 'BEGIN { print m / t }')" "$(medf <"$tmp/x")" \
+            "$(sort -n "$tmp/x" | head -1)" "$(sort -n "$tmp/x" | tail -1)"
     done
 done
 echo
@@ -112,8 +124,9 @@ echo "MB out = rendered text; only rendering is timed (tally: chat_render_prompt
 echo "oracle's job_prompt with the template compiled). parsed: cold = all prompts parsed first,"
 echo "then rendered (their trees are out of cache); fresh = each prompt parsed just before"
 echo "its render, as \`tally render\` and the counting do. The sides take turns, $rounds rounds"
-echo "each; a side's time is the median of its rounds' medians ($runs runs a round; Jinja2: 3);"
-echo "both sides' renderings (and failures, by exception class) must have the same sha256."
+echo "each; a side's time is the median of its rounds' medians ($truns runs a round; Jinja2: 3);"
+echo "x is the median of the rounds' ratios (lowest-highest in parentheses); both sides'"
+echo "renderings (and failures, by exception class) must have the same sha256."
 echo "agentic_nonull: null assistant contents replaced by \"\" (all render); agentic: as given"
 echo "(most fail)."
 fi
