@@ -234,7 +234,12 @@ static void test_lookup(void)
     EXPECT_EQ(tmpl_method_lookup(TV_STR, S("")), TVM_NONE);
     EXPECT_EQ(tmpl_method_lookup(TV_STR, S("Split")), TVM_NONE);
     EXPECT_EQ(tmpl_method_lookup(TV_STR, S("splitx")), TVM_NONE);
-    EXPECT_EQ(tmpl_method_lookup(TV_STR, S("format_map")), TVM_NONE);
+    EXPECT_EQ(tmpl_method_lookup(TV_STR, S("format_map")), TVM_STR_FORMAT_MAP);
+    EXPECT_EQ(tmpl_method_lookup(TV_STR, S("format_mapx")), TVM_NONE);
+    EXPECT_EQ(tmpl_method_lookup(TV_LIST, S("pop")), TVM_LIST_POP);
+    EXPECT_EQ(tmpl_method_lookup(TV_LIST, S("clear")), TVM_LIST_CLEAR);
+    EXPECT_EQ(tmpl_method_lookup(TV_TUPLE, S("pop")), TVM_NONE);
+    EXPECT_EQ(tmpl_method_lookup(TV_DICT, S("pop")), TVM_NONE);
     EXPECT_EQ(tmpl_method_lookup(TV_INT, S("real")), TVM_NONE);
 }
 

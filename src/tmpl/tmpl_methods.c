@@ -43,6 +43,7 @@ static const method_def METHODS[] = {
     M("expandtabs", TVM_STR_EXPANDTABS, K_STR),
     M("find", TVM_STR_FIND, K_STR),
     M("format", TVM_STR_FORMAT, K_STR),
+    M("format_map", TVM_STR_FORMAT_MAP, K_STR),
     M("get", TVM_DICT_GET, K_DICT),
     M("index", TVM_STR_INDEX, K_STR | K_LIST | K_TUPLE),
     M("isalnum", TVM_STR_ISALNUM, K_STR),
@@ -1381,6 +1382,7 @@ typedef struct fmt_ctx {
     call *c;
     const tv *args;
     iz nargs;
+    const tv *map;   /* format_map's mapping: the keyword fields come from it */
 } fmt_ctx;
 
 /* The decimal value of a field name part (get_integer), or -1. */
@@ -1421,7 +1423,17 @@ static tv get_field(fmt_ctx *fc, str name)
     } else {
         const tv_args *a = fc->c->a;
         bool found = false;
-        for (i32 k = a->nkw - 1; k >= 0 && !found; k--)
+        if (fc->map) {   /* kwargs[key] of the mapping itself */
+            tv m = *fc->map;
+            if (m.kind == TV_UNDEF)
+                tv_undef_raise(rt, m);
+            if (m.kind == TV_LIST)
+                tmpl_raise(rt, "TypeError", "list indices must be integers or slices, not str");
+            if (m.kind != TV_DICT)
+                tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(m));
+            found = tv_dict_get_str(m.u.dict, first, &obj);
+        }
+        for (i32 k = fc->map ? -1 : a->nkw - 1; k >= 0 && !found; k--)
             if (str_eq(a->kwname[k], first)) {
                 obj = a->kw[k];
                 found = true;
@@ -1629,7 +1641,17 @@ static tv m_format(call *c)
     tmpl_rt *rt = c->rt;
     if (c->markup)
         tmpl_fail(rt, ERR_UNSUPPORTED, "Markup.format (the sandbox's escaping formatter)");
-    fmt_ctx fc = {c, c->a->pos, c->a->npos};
+    fmt_ctx fc = {c, c->a->pos, c->a->npos, NULL};
+    if (c->meth == TVM_STR_FORMAT_MAP) {
+        /* the sandbox's wrapper (wrap_str_format): args (), kwargs the
+         * one argument */
+        if (c->a->nkw)
+            tmpl_raise(rt, "TypeError", "format_map() takes no keyword arguments");
+        if (c->a->npos != 1)
+            tmpl_raise(rt, "TypeError", "format_map() takes exactly one argument (%d given)",
+                       (int)c->a->npos);
+        fc = (fmt_ctx){c, NULL, 0, &c->a->pos[0]};
+    }
     iz mark = rt->tmp.len;
     vformat(&fc, self_str(c), 2, 0);
     out_check(rt);
@@ -1888,6 +1910,7 @@ tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args)
     case TVM_STR_REMOVESUFFIX: return m_remove(&c, true);
     case TVM_STR_JOIN:         return m_join(&c);
     case TVM_STR_FORMAT:       return m_format(&c);
+    case TVM_STR_FORMAT_MAP:   return m_format(&c);
     case TVM_DICT_GET:         return m_dict_get(&c);
     case TVM_DICT_ITEMS:       return m_dict_view(&c, 0);
     case TVM_DICT_KEYS:        return m_dict_view(&c, 1);

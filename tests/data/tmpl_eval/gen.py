@@ -446,6 +446,17 @@ CASES = [
     ("slice_object_checked_first_bounds", "{{ n[j:1] }}", {"n": None, "j": []}),
     ("slice_dict_bounds", "{{ d[u:2] }}", {"d": {}}),
     ("wordwrap_wrapstring_first", "{{ n|wordwrap(3, wrapstring=false) }}", {"n": None}),
+    ("str_format_map", "{{ '{a}-{b.x}-{c[0]}'.format_map(d) }}|{{ 'x'.format_map(1) }}|{{ '{a!r:>5}'.format_map({'a': 'q'}) }}",
+     {"d": {"a": 1, "b": {"x": 2}, "c": [3]}}),
+    ("str_format_map_missing", "{{ '{z}'.format_map(d) }}", {"d": {}}),
+    ("str_format_map_positional", "{{ '{0}'.format_map(d) }}", {"d": {}}),
+    ("str_format_map_auto", "{{ '{}'.format_map(d) }}", {"d": {}}),
+    ("str_format_map_none", "{{ '{a}'.format_map() }}", {}),
+    ("str_format_map_two", "{{ '{a}'.format_map(d, d) }}", {"d": {}}),
+    ("str_format_map_keyword", "{{ '{a}'.format_map(d, x=1) }}", {"d": {}}),
+    ("str_format_map_undefined", "{{ '{a}'.format_map(u) }}", {}),
+    ("str_format_map_list", "{{ '{a}'.format_map([1]) }}", {}),
+    ("str_format_map_int", "{{ '{a}'.format_map(1) }}", {}),
 ]
 
 
