@@ -236,6 +236,9 @@ static void test_lookup(void)
     EXPECT_EQ(tmpl_method_lookup(TV_STR, S("splitx")), TVM_NONE);
     EXPECT_EQ(tmpl_method_lookup(TV_STR, S("format_map")), TVM_STR_FORMAT_MAP);
     EXPECT_EQ(tmpl_method_lookup(TV_STR, S("format_mapx")), TVM_NONE);
+    EXPECT_EQ(tmpl_method_lookup(TV_STR, S("maketrans")), TVM_STR_MAKETRANS);
+    EXPECT_EQ(tmpl_method_lookup(TV_STR, S("translate")), TVM_STR_TRANSLATE);
+    EXPECT_EQ(tmpl_method_lookup(TV_LIST, S("translate")), TVM_NONE);
     EXPECT_EQ(tmpl_method_lookup(TV_LIST, S("pop")), TVM_LIST_POP);
     EXPECT_EQ(tmpl_method_lookup(TV_LIST, S("clear")), TVM_LIST_CLEAR);
     EXPECT_EQ(tmpl_method_lookup(TV_TUPLE, S("pop")), TVM_NONE);

@@ -64,6 +64,7 @@ static const method_def METHODS[] = {
     M("ljust", TVM_STR_LJUST, K_STR),
     M("lower", TVM_STR_LOWER, K_STR),
     M("lstrip", TVM_STR_LSTRIP, K_STR),
+    M("maketrans", TVM_STR_MAKETRANS, K_STR),
     M("next", TVM_CYCLER_NEXT, K_CYCLER),
     M("partition", TVM_STR_PARTITION, K_STR),
     M("pop", TVM_LIST_POP, K_LIST),
@@ -83,6 +84,7 @@ static const method_def METHODS[] = {
     M("strip", TVM_STR_STRIP, K_STR),
     M("swapcase", TVM_STR_SWAPCASE, K_STR),
     M("title", TVM_STR_TITLE, K_STR),
+    M("translate", TVM_STR_TRANSLATE, K_STR),
     M("upper", TVM_STR_UPPER, K_STR),
     M("values", TVM_DICT_VALUES, K_DICT),
     M("zfill", TVM_STR_ZFILL, K_STR),
@@ -1660,6 +1662,120 @@ static tv m_format(call *c)
     return r;
 }
 
+/* str.maketrans(x[, y[, z]]) (a static method, reached through a str):
+ * the translation table as a dict of code points. */
+static tv m_maketrans(call *c)
+{
+    tmpl_rt *rt = c->rt;
+    clinic_count(c, 1, 3);
+    const tv *a = c->a->pos;
+    int n = c->a->npos;
+    for (int k = 1; k < n; k++)   /* y and z are converted by the argument parser first */
+        if (a[k].kind != TV_STR)
+            tmpl_raise(rt, "TypeError", "maketrans() argument %d must be str, not %s", k + 1,
+                       a[k].kind == TV_NONE ? "None" : tv_type_name(a[k]));
+    tv r = tv_dict_new(rt, 8);
+    if (n == 1) {
+        if (a[0].kind != TV_DICT)
+            tmpl_raise(rt, "TypeError", "if you give only one argument to maketrans it must be a dict");
+        const tv_dict *d = a[0].u.dict;
+        for (iz i = 0; i < tv_dict_n(d); i++) {
+            tv key = tv_dict_e(d)[i].key;
+            if (key.kind == TV_STR) {
+                if (pystr_len(tv_s(key)) != 1)
+                    tmpl_raise(rt, "ValueError", "string keys in translate table must be of length 1");
+                iz at = 0;
+                key = tv_int(utf8_next(tv_s(key).s, &at));
+            } else if (key.kind != TV_INT && key.kind != TV_BOOL && key.kind != TV_BIGINT) {
+                tmpl_raise(rt, "TypeError", "keys in translate table must be strings or integers");
+            }
+            tv_dict_set(rt, r.u.dict, key, tv_dict_e(d)[i].val);
+        }
+        return r;
+    }
+    if (a[0].kind != TV_STR)
+        tmpl_raise(rt, "TypeError", "first maketrans argument must be a string if there is a second argument");
+    str x = tv_s(a[0]), y = tv_s(a[1]);
+    if (pystr_len(x) != pystr_len(y))
+        tmpl_raise(rt, "ValueError", "the first two maketrans arguments must have equal length");
+    for (iz i = 0, j = 0; i < x.len;) {
+        u32 from = utf8_next(x.s, &i), to = utf8_next(y.s, &j);
+        tv_dict_set(rt, r.u.dict, tv_int(from), tv_int(to));
+    }
+    if (n == 3)
+        for (iz i = 0; i < tv_s(a[2]).len;)
+            tv_dict_set(rt, r.u.dict, tv_int(utf8_next(tv_s(a[2]).s, &i)), tv_none());
+    return r;
+}
+
+/* str.translate(table): each code point through table[cp] (a missing one
+ * stays; None deletes it; an int or a str replaces it). */
+static tv m_translate(call *c)
+{
+    tmpl_rt *rt = c->rt;
+    tv table = one_arg(c);
+    str s = self_str(c);
+    if (s.len == 0)
+        return str_result(c, s);
+    iz mark = rt->tmp.len;
+    for (iz i = 0; i < s.len;) {
+        iz at = i;
+        u32 cp = utf8_next(s.s, &i);
+        tv v;
+        bool found;
+        switch ((tv_kind)table.kind) {
+        case TV_UNDEF:
+            tv_undef_raise(rt, table);
+        case TV_DICT:
+            found = tv_dict_get(table.u.dict, tv_int(cp), &v);
+            break;
+        case TV_LIST:
+        case TV_TUPLE:
+            if (table.flags & TVF_ITER)
+                tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(table));
+            found = cp < (u32)table.u.list->n;
+            if (found)
+                v = table.u.list->v[cp];
+            break;
+        case TV_STR: {
+            str t = tv_s(table);
+            found = (iz)cp < pystr_len(t);
+            if (found) {
+                iz b = pystr_offset(t, (iz)cp), e = b;
+                utf8_next(t.s, &e);
+                v = tv_str(str_cut(t, b, e));
+            }
+            break;
+        }
+        default:
+            tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(table));
+        }
+        if (!found) {
+            buf_put(&rt->tmp, s.s + at, i - at);
+        } else if (v.kind == TV_NONE) {
+            /* deleted */
+        } else if (v.kind == TV_INT || v.kind == TV_BOOL) {
+            i64 x = v.kind == TV_BOOL ? v.u.b : v.u.i;
+            if (x < 0 || x > 0x10ffff)
+                tmpl_raise(rt, "ValueError", "character mapping must be in range(0x110000)");
+            if (x >= 0xd800 && x <= 0xdfff)
+                tmpl_fail(rt, ERR_UNSUPPORTED, "a surrogate code point from str.translate");
+            u8 enc[4];
+            buf_put(&rt->tmp, enc, utf8_encode((u32)x, enc));
+        } else if (v.kind == TV_BIGINT) {
+            tmpl_raise(rt, "OverflowError", "Python int too large to convert to C long");
+        } else if (v.kind == TV_STR) {
+            buf_put(&rt->tmp, tv_s(v).s, tv_s(v).len);
+        } else {
+            tmpl_raise(rt, "TypeError", "character mapping must return integer, None or str");
+        }
+        out_check(rt);
+    }
+    tv r = str_result(c, arena_strdup(rt->a, str_from(rt->tmp.data + mark, rt->tmp.len - mark)));
+    rt->tmp.len = mark;
+    return r;
+}
+
 /* ---- dict, list, tuple --------------------------------------------------- */
 
 static tv m_dict_get(call *c)
@@ -1911,6 +2027,8 @@ tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args)
     case TVM_STR_JOIN:         return m_join(&c);
     case TVM_STR_FORMAT:       return m_format(&c);
     case TVM_STR_FORMAT_MAP:   return m_format(&c);
+    case TVM_STR_MAKETRANS:    return m_maketrans(&c);
+    case TVM_STR_TRANSLATE:    return m_translate(&c);
     case TVM_DICT_GET:         return m_dict_get(&c);
     case TVM_DICT_ITEMS:       return m_dict_view(&c, 0);
     case TVM_DICT_KEYS:        return m_dict_view(&c, 1);

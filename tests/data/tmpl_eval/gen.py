@@ -457,6 +457,25 @@ CASES = [
     ("str_format_map_undefined", "{{ '{a}'.format_map(u) }}", {}),
     ("str_format_map_list", "{{ '{a}'.format_map([1]) }}", {}),
     ("str_format_map_int", "{{ '{a}'.format_map(1) }}", {}),
+    ("str_translate", "{{ 'abc'.translate({97: 'X', 98: none, 99: 65}) }}|{{ 'abc'.translate(['q'] * 98) }}|{{ 'abc'.translate('xyz' * 40) }}|"
+     "{{ ''.translate(1) }}|{{ 'abc'.translate({true: 1}) }}|{{ 'é😀x'.translate({233: 'e', 128512: ':)'}) }}|{{ 'abc'.translate(d) }}|"
+     "{{ ('<a>'|e).translate({97: '&'}) }}", {"d": {"97": "z"}}),
+    ("str_maketrans", "{{ 'a'.maketrans({'a': 1, 98: 'x', 'c': none}) }}|{{ 'a'.maketrans('ab', 'cd', 'e') }}|{{ 'a'.maketrans({true: 1}) }}|"
+     "{{ 'a'.maketrans({}) }}|{{ 'héllo'.translate('a'.maketrans('hé', 'HE', 'o')) }}|{{ 'a'.maketrans(d) }}", {"d": {"a": 1}}),
+    ("str_translate_float", "{{ 'abc'.translate({97: 1.5}) }}", {}),
+    ("str_translate_negative", "{{ 'abc'.translate({97: -1}) }}", {}),
+    ("str_translate_none", "{{ 'abc'.translate(none) }}", {}),
+    ("str_translate_no_argument", "{{ 'abc'.translate() }}", {}),
+    ("str_translate_undefined", "{{ 'abc'.translate(u) }}", {}),
+    ("str_maketrans_none", "{{ 'a'.maketrans() }}", {}),
+    ("str_maketrans_four", "{{ 'a'.maketrans(1, 2, 3, 4) }}", {}),
+    ("str_maketrans_not_dict", "{{ 'a'.maketrans(1) }}", {}),
+    ("str_maketrans_long_key", "{{ 'a'.maketrans({'ab': 1}) }}", {}),
+    ("str_maketrans_float_key", "{{ 'a'.maketrans({1.5: 1}) }}", {}),
+    ("str_maketrans_lengths", "{{ 'a'.maketrans('ab', 'c') }}", {}),
+    ("str_maketrans_first_not_str", "{{ 'a'.maketrans(1, 'c') }}", {}),
+    ("str_maketrans_second_not_str", "{{ 'a'.maketrans(1, 2) }}", {}),
+    ("str_maketrans_keyword", "{{ 'a'.maketrans(x=1) }}", {}),
 ]
 
 
