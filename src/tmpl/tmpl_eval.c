@@ -337,6 +337,13 @@ static str html_escape(ev *e, str s)
     return tv_s(r);
 }
 
+/* A str, list or tuple: what `*` repeats and `+` concatenates (a range
+ * does neither). */
+static bool repeatable(tv v)
+{
+    return v.kind == TV_STR || v.kind == TV_TUPLE || (v.kind == TV_LIST && !(v.flags & TVF_RANGE));
+}
+
 static tv seq_repeat(ev *e, tv seq, i64 times)
 {
     if (times < 0)
@@ -483,8 +490,7 @@ static tv binop(ev *e, int op, tv a, tv b)
     if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
         if ((tv_is_number(a) || a.kind == TV_BIGINT) && (tv_is_number(b) || b.kind == TV_BIGINT))
             tmpl_fail(&e->rt, ERR_UNSUPPORTED, "arithmetic on integers beyond 64 bits");
-        bool seq_a = a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE;
-        bool seq_b = b.kind == TV_STR || b.kind == TV_LIST || b.kind == TV_TUPLE;
+        bool seq_a = repeatable(a), seq_b = repeatable(b);
         if (op == TMPL_OP_MOD && a.kind == TV_STR)
             return tv_percent(&e->rt, a, b);
         if (op == TMPL_OP_ADD && seq_a && !(a.flags & TVF_SAFE))
@@ -524,7 +530,9 @@ static tv binop(ev *e, int op, tv a, tv b)
             r.flags = flags;
             return r;
         }
-        if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && b.kind == a.kind) {
+        if (a.kind == TV_LIST && (a.flags & TVF_RANGE))
+            unsupported_operands(e, op, a, b);
+        if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && b.kind == a.kind && !(b.flags & TVF_RANGE)) {
             iz n = a.u.list->n + b.u.list->n;
             tv r = a.kind == TV_LIST ? tv_list_new(&e->rt, n) : tv_tuple_new(&e->rt, n);
             for (iz i = 0; i < a.u.list->n; i++) r.u.list->v[i] = a.u.list->v[i];
@@ -553,15 +561,14 @@ static tv binop(ev *e, int op, tv a, tv b)
         }
         if (an && bn)
             return tv_float(as_f64(a) * as_f64(b));
-        if ((a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE) && bi)
+        if (repeatable(a) && bi)
             return seq_repeat(e, a, as_i64(b));
-        if ((b.kind == TV_STR || b.kind == TV_LIST || b.kind == TV_TUPLE) && ai)
+        if (repeatable(b) && ai)
             return seq_repeat(e, b, as_i64(a));
-        if ((a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE) ||
-            (b.kind == TV_STR || b.kind == TV_LIST || b.kind == TV_TUPLE)) {
+        if (repeatable(a) || repeatable(b)) {
             /* PyNumber_Multiply's last resort, the left operand's repeat
              * when it is a sequence, else the right one's */
-            bool left = a.kind == TV_STR || a.kind == TV_LIST || a.kind == TV_TUPLE;
+            bool left = repeatable(a);
             if (!((left ? a : b).flags & TVF_SAFE))   /* Markup's repeat is its __mul__: declines */
                 tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
                            tv_type_name(left ? b : a));
@@ -951,6 +958,10 @@ static tv call_range(ev *e, const tv_args *a)
     tv r = tv_list_new(&e->rt, (iz)n);
     for (i64 i = 0; i < n; i++)
         r.u.list->v[i] = tv_int(start + i * step);
+    r.flags = TVF_RANGE;
+    r.u.list->range[0] = start;
+    r.u.list->range[1] = stop;
+    r.u.list->range[2] = step;
     return r;
 }
 

@@ -1648,7 +1648,7 @@ static void jw_value(jw *w, tv v, int level)
         break;
     case TV_LIST: case TV_TUPLE: {
         const tv_list *l = v.u.list;
-        if (tv_is_iter(v))
+        if (tv_is_iter(v) || (v.flags & TVF_RANGE))
             tmpl_raise(w->rt, "TypeError", "Object of type %s is not JSON serializable", pytype(v));
         /* A list made from JSON and unchanged (no list of the render has
          * changed): its tree prints the same, and faster (without indent
@@ -2448,7 +2448,7 @@ static void pp_repr(tmpl_rt *rt, sb *out, tv v, int depth)
 {
     if (depth > PYFMT_MAX_DEPTH)
         tmpl_fail(rt, ERR_LIMIT, "pprint of values nested deeper than %d", (int)PYFMT_MAX_DEPTH);
-    switch (v.kind) {
+    switch (v.kind == TV_LIST && (v.flags & (TVF_ITER | TVF_RANGE)) ? TV_NONE : v.kind) {   /* those: their repr */
     case TV_LIST: case TV_TUPLE: {
         const tv_list *l = v.u.list;
         sb_byte(out, v.kind == TV_LIST ? '[' : '(');
@@ -2502,8 +2502,8 @@ static tv f_pprint(tmpl_rt *rt, tv v, const tv_args *a)
     bind(rt, &SG_PPRINT, v, a, &b);
     sb out = sb_new(rt, 64);
     pp_repr(rt, &out, v, 0);
-    bool wraps = (v.kind == TV_STR && !is_safe(v)) || v.kind == TV_LIST || v.kind == TV_TUPLE ||
-                 v.kind == TV_DICT;
+    bool wraps = (v.kind == TV_STR && !is_safe(v)) || (v.kind == TV_LIST && !(v.flags & (TVF_ITER | TVF_RANGE))) ||
+                 v.kind == TV_TUPLE || v.kind == TV_DICT;
     if (wraps && pystr_len(sb_view(&out)) > 80)
         tmpl_fail(rt, ERR_UNSUPPORTED, "pprint of a value whose repr is wider than 80 columns");
     return sb_tv(&out, false);

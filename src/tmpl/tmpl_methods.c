@@ -1875,7 +1875,19 @@ static tv m_list_count(call *c)
 
 static tv m_list_index(call *c)
 {
-    clinic_count(c, 1, 3);
+    if (c->self.kind == TV_LIST && (c->self.flags & TVF_RANGE)) {
+        /* range.index(x): one argument; an int searched as range_index
+         * does, anything else by equality (_PySequence_IterSearch) */
+        tv x = one_arg(c);
+        const tv_list *l = c->self.u.list;
+        for (iz i = 0; i < l->n; i++)
+            if (tv_eq(l->v[i], x))
+                return tv_int(i);
+        if (x.kind != TV_INT && x.kind != TV_BOOL)
+            tmpl_raise(c->rt, "ValueError", "sequence.index(x): x not in sequence");
+    } else {
+        clinic_count(c, 1, 3);
+    }
     const tv_list *l = c->self.u.list;
     i64 start = 0, stop = PTRDIFF_MAX;
     if (c->a->npos > 1)
@@ -1905,7 +1917,7 @@ static tv m_list_index(call *c)
     char msg[ERR_MSG_MAX];
     snprintf(msg, sizeof msg, "%.*s", (int)(rt->tmp.len - mark), (const char *)rt->tmp.data + mark);
     rt->tmp.len = mark;
-    tmpl_raise(rt, "ValueError", "%s is not in list", msg);
+    tmpl_raise(rt, "ValueError", "%s is not in %s", msg, c->self.flags & TVF_RANGE ? "range" : "list");
 }
 
 /* ---- jinja objects ------------------------------------------------------- */

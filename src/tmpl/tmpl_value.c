@@ -101,7 +101,7 @@ static const char *object_type_repr(tv v)
                  : v.id == TVI_REVERSED        ? "reversed object"
                  : v.id == TVI_DICT_REVERSEKEY ? "dict_reversekeyiterator object"
                                                : "generator object";
-        return "list object";
+        return v.flags & TVF_RANGE ? "range object" : "list object";
     case TV_TUPLE:  return v.flags & TVF_GROUP ? "jinja2.filters._GroupTuple object" : "tuple object";
     case TV_DICT:   return "dict object";
     case TV_NS:     return "jinja2.utils.Namespace object";
@@ -255,6 +255,14 @@ u64 tv_hash(tmpl_rt *rt, tv v)
     case TV_LIST:
         if (v.flags & TVF_ITER)
             break;   /* iterators hash by identity */
+        if (v.flags & TVF_RANGE) {   /* equal ranges are the same sequence */
+            u64 h = hash_mix((u64)v.u.list->n);
+            if (v.u.list->n)
+                h = hash_mix(h ^ (u64)v.u.list->v[0].u.i);
+            if (v.u.list->n > 1)
+                h = hash_mix(h ^ (u64)v.u.list->range[2]);
+            return h;
+        }
         tmpl_raise(rt, "TypeError", "unhashable type: '%s'", tv_type_name(v));
     case TV_DICT:
         tmpl_raise(rt, "TypeError", "unhashable type: '%s'", tv_type_name(v));
@@ -358,7 +366,7 @@ bool tv_dict_get(const tv_dict *d, tv key, tv *out)
 {
     switch ((tv_kind)key.kind) {
     case TV_LIST:
-        if (!(key.flags & TVF_ITER))
+        if (!(key.flags & (TVF_ITER | TVF_RANGE)))   /* iterators and ranges hash */
             return false;
         break;
     case TV_DICT:
@@ -576,7 +584,7 @@ const char *tv_type_name(tv v)
                  : v.id == TVI_REVERSED        ? "reversed"
                  : v.id == TVI_DICT_REVERSEKEY ? "dict_reversekeyiterator"
                                                : "generator";
-        return "list";
+        return v.flags & TVF_RANGE ? "range" : "list";
     case TV_TUPLE:  return v.flags & TVF_GROUP ? "_GroupTuple" : "tuple";
     case TV_DICT:   return "dict";
     case TV_NS:     return "Namespace";
@@ -641,6 +649,14 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth, repr_open *o)
         if (v.flags & TVF_ITER)
             tmpl_fail(rt, ERR_UNSUPPORTED, "printing a %s object (Python prints its address)",
                       tv_type_name(v));
+        if (v.kind == TV_LIST && (v.flags & TVF_RANGE)) {
+            const i64 *r = v.u.list->range;
+            if (r[2] == 1)
+                buf_printf(b, "range(%lld, %lld)", (long long)r[0], (long long)r[1]);
+            else
+                buf_printf(b, "range(%lld, %lld, %lld)", (long long)r[0], (long long)r[1], (long long)r[2]);
+            break;
+        }
         write_seq(rt, b, v.u.list, v.kind == TV_TUPLE, depth, o);
         break;
     case TV_DICT:
@@ -830,9 +846,11 @@ bool tv_eq(tv a, tv b)
     case TV_LIST:
     case TV_TUPLE:
         if (a.u.list == b.u.list)
-            return true;
+            return (a.flags & TVF_RANGE) == (b.flags & TVF_RANGE);
         if ((a.flags | b.flags) & TVF_ITER)
             return false;   /* iterators are equal only to themselves */
+        if ((a.flags & TVF_RANGE) != (b.flags & TVF_RANGE))
+            return false;   /* a range equals ranges (of the same items) only */
         if (a.u.list->n != b.u.list->n)
             return false;
         for (iz i = 0; i < a.u.list->n; i++)
@@ -893,7 +911,7 @@ static int order(tmpl_rt *rt, int op, tv a, tv b)
         return x.len < y.len ? -1 : x.len > y.len ? 1 : 0;
     }
     if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && a.kind == b.kind &&
-        !((a.flags | b.flags) & TVF_ITER)) {
+        !((a.flags | b.flags) & (TVF_ITER | TVF_RANGE))) {   /* ranges do not order */
         const tv_list *x = a.u.list, *y = b.u.list;
         for (iz i = 0; i < x->n && i < y->n; i++) {
             if (tv_eq(x->v[i], y->v[i]))
@@ -1182,6 +1200,17 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
 {
     if (obj.kind == TV_DICT && !dict_attr_candidate(name))
         return false;
+    if (obj.kind == TV_LIST && (obj.flags & TVF_RANGE) && !(name.len >= 2 && name.s[0] == '_' && name.s[1] == '_')) {
+        /* a range: start, stop, step, and the methods of a sequence */
+        static const char *const fields[] = {"start", "stop", "step"};
+        for (int k = 0; k < 3; k++)
+            if (str_eq(name, str_cstr(fields[k]))) {
+                *out = tv_int(obj.u.list->range[k]);
+                return true;
+            }
+        if (!str_eq(name, S("index")) && !str_eq(name, S("count")))
+            return false;
+    }
     if (name.len >= 2 && name.s[0] == '_' && name.s[1] == '_' &&
         (obj.kind == TV_STR || obj.kind == TV_LIST || obj.kind == TV_DICT || obj.kind == TV_TUPLE)) {
         /* dunder attributes exist on every object and are never safe */
@@ -1341,6 +1370,29 @@ static i64 slice_part(tmpl_rt *rt, tv v, bool *has)
                "slice indices must be integers or None or have an __index__ method");
 }
 
+/* A slice of a range is a range (compute_slice): start + lo * step, stop
+ * + hi * step (the adjusted bounds, not the item count), step * st. */
+static tv range_slice(tmpl_rt *rt, tv obj, i64 lo, i64 hi, i64 st, iz cnt)
+{
+    const tv_list *l = obj.u.list;
+    i64 start = l->range[0], step = l->range[2];
+    tv r = tv_list_new(rt, cnt);
+    for (iz i = 0; i < cnt; i++)
+        r.u.list->v[i] = l->v[lo + i * st];
+    r.flags = TVF_RANGE;
+    /* the range's own values are small (MAX_RANGE items of 64-bit ints),
+     * so these products fit unless the bounds were near the extremes */
+    i64 a, b, c;
+    if (__builtin_mul_overflow(lo, step, &a) || __builtin_add_overflow(start, a, &a) ||
+        __builtin_mul_overflow(hi, step, &b) || __builtin_add_overflow(start, b, &b) ||
+        __builtin_mul_overflow(step, st, &c))
+        tmpl_fail(rt, ERR_UNSUPPORTED, "a range slice beyond 64 bits");
+    r.u.list->range[0] = a;
+    r.u.list->range[1] = b;
+    r.u.list->range[2] = c;
+    return r;
+}
+
 tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
 {
     if (obj.kind == TV_UNDEF)
@@ -1379,6 +1431,8 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
         cnt = (iz)((hi - lo - 1) / st + 1);
     else if (st < 0 && lo > hi)
         cnt = (iz)((lo - hi - 1) / (-st) + 1);
+    if (obj.kind == TV_LIST && (obj.flags & TVF_RANGE))
+        return range_slice(rt, obj, lo, hi, st, cnt);
     if (obj.kind == TV_STR) {
         str s = tv_s(obj);
         if (st == 1) {

@@ -62,6 +62,10 @@ enum {
     TVF_GROUP = 4, /* TV_TUPLE: a (grouper, list) of the groupby filter,
                       jinja2.filters._GroupTuple: a named tuple, its items
                       also the attributes `grouper` and `list` */
+    TVF_RANGE = 8, /* TV_LIST: a range object (range(), its slices): its
+                      items are there, and tv_list.range holds start, stop
+                      and step, for its repr, its attributes and its slices;
+                      no list operator or method applies to it */
 };
 
 /* Python types of TVF_ITER lists, for messages. */
@@ -129,6 +133,7 @@ struct tv_list {
     const json *origin;
     bool        consumed;  /* TVF_ITER: iterated once already */
     u16         loops;
+    i64         range[3];  /* TVF_RANGE: start, stop, step as given */
 };
 
 /* Dicts (and namespaces): entries in insertion order, Python's dict.

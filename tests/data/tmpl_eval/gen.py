@@ -476,6 +476,27 @@ CASES = [
     ("str_maketrans_first_not_str", "{{ 'a'.maketrans(1, 'c') }}", {}),
     ("str_maketrans_second_not_str", "{{ 'a'.maketrans(1, 2) }}", {}),
     ("str_maketrans_keyword", "{{ 'a'.maketrans(x=1) }}", {}),
+    # range() gives a range object (the sandbox's safe_range)
+    ("range_object", "{{ range(3) }}|{{ range(1, 5, 2) }}|{{ range(3) == [0, 1, 2] }}|{{ range(3) == range(0, 3) }}|{{ range(0) == range(5, 2) }}|"
+     "{{ range(3)|list }}|{{ range(3)|length }}|{{ range(3)|string }}|{{ range(3) ~ '' }}|{{ [range(2)] }}|{{ range(10)[2] }}|"
+     "{{ range(10)[1:3] }}|{{ range(0, 10, 2)[1:3] }}|{{ range(10)[::-1] }}|{{ range(10)[5:2] }}|{{ range(4)[::2][::-1] }}|"
+     "{{ range(3).start }}{{ range(3).stop }}{{ range(1, 9, 4).step }}|{{ range(5).index(3) }}{{ range(5).index(2.0) }}{{ range(5).count(3) }}|"
+     "{{ range(3) is sequence }}|{{ range(3)|sum }}|{{ range(3)|join(',') }}|{{ 2 in range(3) }}|{{ range(3)|first }}{{ range(3)|last }}|"
+     "{{ range(3) is filter }}|{{ '%s' % range(2) }}|{{ range(2) in [range(2)] }}|{{ {range(2): 1}[range(0, 2)] }}|{{ range(3)|pprint }}|"
+     "{{ range(3) != [0, 1, 2] }}|{{ not range(0) }}|{{ range(2).pop is defined }}", {}),
+    ("range_add", "{{ range(2) + [5] }}", {}),
+    ("range_add_right", "{{ [5] + range(2) }}", {}),
+    ("range_mul", "{{ range(2) * 2 }}", {}),
+    ("range_mul_left", "{{ 2 * range(2) }}", {}),
+    ("range_mul_str", "{{ 'a' * range(2) }}", {}),
+    ("range_mul_by_str", "{{ range(2) * 'a' }}", {}),
+    ("range_tojson", "{{ range(2)|tojson }}", {}),
+    ("range_order", "{{ range(2) < range(3) }}", {}),
+    ("range_index_missing", "{{ range(5).index(7) }}", {}),
+    ("range_index_missing_str", "{{ range(5).index('a') }}", {}),
+    ("range_index_two", "{{ range(5).index(1, 2) }}", {}),
+    ("range_append", "{{ range(2).append(1) }}", {}),
+    ("pprint_generator", "{{ [1, 2]|map('string')|list|pprint }}", {}),
 ]
 
 
