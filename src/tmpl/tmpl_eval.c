@@ -337,13 +337,6 @@ static str html_escape(ev *e, str s)
     return tv_s(r);
 }
 
-/* A str, list or tuple: what `*` repeats and `+` concatenates (a range
- * does neither). */
-static bool repeatable(tv v)
-{
-    return v.kind == TV_STR || v.kind == TV_TUPLE || (v.kind == TV_LIST && !(v.flags & TVF_RANGE));
-}
-
 static tv seq_repeat(ev *e, tv seq, i64 times)
 {
     if (times < 0)
@@ -449,14 +442,6 @@ static double int_true_div(i64 a, i64 b)
     return neg ? -r : r;
 }
 
-/* str, list or tuple + something else: CPython's message, which names the
- * base type (a _GroupTuple concatenates as a tuple). */
-_Noreturn static void concat_error(ev *e, tv a, tv b)
-{
-    const char *t = a.kind == TV_STR ? "str" : a.kind == TV_LIST ? "list" : "tuple";
-    tmpl_raise(&e->rt, "TypeError", "can only concatenate %s (not \"%s\") to %s", t, tv_type_name(b), t);
-}
-
 static tv binop(ev *e, int op, tv a, tv b)
 {
     /* int + int and int - int first: index arithmetic of loops */
@@ -475,14 +460,12 @@ static tv binop(ev *e, int op, tv a, tv b)
         tv_undef_raise(&e->rt, b);
     if (tv_is_iter(a) || tv_is_iter(b)) {
         /* iterators take part in no operator */
-        bool seq_a = a.kind == TV_STR || tv_is_seq(a);
-        if (op == TMPL_OP_ADD && seq_a && !(a.flags & TVF_SAFE))
-            concat_error(e, a, b);
-        if (op == TMPL_OP_MUL && (seq_a || b.kind == TV_STR || tv_is_seq(b)))
+        bool seq_a = tv_repeatable(a);
+        if (op == TMPL_OP_ADD && seq_a)
+            tv_concat_error(&e->rt, a, b);
+        if (op == TMPL_OP_MUL && (seq_a || tv_repeatable(b)))
             tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
                        tv_type_name(seq_a ? b : a));
-        if (op == TMPL_OP_MOD && a.kind == TV_STR)
-            return tv_percent(&e->rt, a, b);
         unsupported_operands(e, op, a, b);
     }
     bool ai = a.kind == TV_INT || a.kind == TV_BOOL, bi = b.kind == TV_INT || b.kind == TV_BOOL;
@@ -490,11 +473,9 @@ static tv binop(ev *e, int op, tv a, tv b)
     if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
         if ((tv_is_number(a) || a.kind == TV_BIGINT) && (tv_is_number(b) || b.kind == TV_BIGINT))
             tmpl_fail(&e->rt, ERR_UNSUPPORTED, "arithmetic on integers beyond 64 bits");
-        bool seq_a = repeatable(a), seq_b = repeatable(b);
-        if (op == TMPL_OP_MOD && a.kind == TV_STR)
-            return tv_percent(&e->rt, a, b);
-        if (op == TMPL_OP_ADD && seq_a && !(a.flags & TVF_SAFE))
-            concat_error(e, a, b);
+        bool seq_a = tv_repeatable(a), seq_b = tv_repeatable(b);
+        if (op == TMPL_OP_ADD && seq_a)
+            tv_concat_error(&e->rt, a, b);
         if (op == TMPL_OP_MUL && (seq_a || seq_b))   /* the count must fit a Py_ssize_t */
             tmpl_raise(&e->rt, "OverflowError", "cannot fit 'int' into an index-sized integer");
         unsupported_operands(e, op, a, b);
@@ -510,10 +491,8 @@ static tv binop(ev *e, int op, tv a, tv b)
         if (an && bn)
             return tv_float(as_f64(a) + as_f64(b));
         if (a.kind == TV_STR) {
-            if (b.kind != TV_STR && (a.flags & TVF_SAFE))
-                unsupported_operands(e, op, a, b);   /* Markup.__add__ declines */
             if (b.kind != TV_STR)
-                concat_error(e, a, b);
+                tv_concat_error(&e->rt, a, b);
             str x = tv_s(a), y = tv_s(b);
             u8 flags = 0;
             if ((a.flags | b.flags) & TVF_SAFE) {
@@ -530,17 +509,15 @@ static tv binop(ev *e, int op, tv a, tv b)
             r.flags = flags;
             return r;
         }
-        if (a.kind == TV_LIST && (a.flags & TVF_RANGE))
-            unsupported_operands(e, op, a, b);
-        if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && b.kind == a.kind && !(b.flags & TVF_RANGE)) {
+        if (tv_repeatable(a)) {   /* a list or a tuple */
+            if (b.kind != a.kind || !tv_repeatable(b))
+                tv_concat_error(&e->rt, a, b);
             iz n = a.u.list->n + b.u.list->n;
             tv r = a.kind == TV_LIST ? tv_list_new(&e->rt, n) : tv_tuple_new(&e->rt, n);
             for (iz i = 0; i < a.u.list->n; i++) r.u.list->v[i] = a.u.list->v[i];
             for (iz i = 0; i < b.u.list->n; i++) r.u.list->v[a.u.list->n + i] = b.u.list->v[i];
             return r;
         }
-        if (a.kind == TV_LIST || a.kind == TV_TUPLE)
-            concat_error(e, a, b);
         unsupported_operands(e, op, a, b);
     case TMPL_OP_SUB:
         if (ai && bi) {
@@ -561,14 +538,14 @@ static tv binop(ev *e, int op, tv a, tv b)
         }
         if (an && bn)
             return tv_float(as_f64(a) * as_f64(b));
-        if (repeatable(a) && bi)
+        if (tv_repeatable(a) && bi)
             return seq_repeat(e, a, as_i64(b));
-        if (repeatable(b) && ai)
+        if (tv_repeatable(b) && ai)
             return seq_repeat(e, b, as_i64(a));
-        if (repeatable(a) || repeatable(b)) {
+        if (tv_repeatable(a) || tv_repeatable(b)) {
             /* PyNumber_Multiply's last resort, the left operand's repeat
              * when it is a sequence, else the right one's */
-            bool left = repeatable(a);
+            bool left = tv_repeatable(a);
             if (!((left ? a : b).flags & TVF_SAFE))   /* Markup's repeat is its __mul__: declines */
                 tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
                            tv_type_name(left ? b : a));
@@ -601,9 +578,7 @@ static tv binop(ev *e, int op, tv a, tv b)
             return tv_float(py_floordiv(as_f64(a), y));
         }
         unsupported_operands(e, op, a, b);
-    case TMPL_OP_MOD:
-        if (a.kind == TV_STR)
-            return tv_percent(&e->rt, a, b);
+    case TMPL_OP_MOD:   /* str % x: above */
         if (ai && bi) {
             i64 x = as_i64(a), y = as_i64(b);
             if (y == 0)
@@ -1293,7 +1268,7 @@ static ALWAYS_INLINE tv getattr_of(ev *e, const tmpl_node *n, tv obj)
     const tmpl_attr_meths *m = &n->u.getattr.meths;
     str name = n->u.getattr.attr.s;
     tv out;
-    if ((obj.kind == TV_DICT && m->dict_key) || obj.kind == TV_NS)
+    if ((obj.kind == TV_DICT && m->dict_key) || (obj.kind == TV_NS && name.s[0] != '_'))
         return tv_dict_get_str(obj.u.dict, name, &out) ? out : tv_undef_attr(&e->rt, obj, tv_str(name));
     if (obj.kind == TV_LOOP && m->loop)
         return tv_loop_attr_value(&e->rt, obj.u.loop, (tv_loop_attr)m->loop);

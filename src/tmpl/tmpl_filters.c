@@ -591,13 +591,9 @@ static tv py_add(tmpl_rt *rt, tv a, tv b)
         return int_add(rt, a, b);
     if (tv_is_number(a) && tv_is_number(b))
         return tv_float(num_to_double(rt, a) + num_to_double(rt, b));
-    if ((a.kind == TV_LIST || a.kind == TV_TUPLE || a.kind == TV_STR) && a.kind != b.kind) {
-        if (is_safe(a))   /* Markup.__add__ declines, then b's __radd__ */
-            tmpl_raise(rt, "TypeError", "unsupported operand type(s) for +: 'Markup' and '%s'", pytype(b));
-        const char *t = a.kind == TV_STR ? "str" : a.kind == TV_LIST ? "list" : "tuple";
-        tmpl_raise(rt, "TypeError", "can only concatenate %s (not \"%s\") to %s", t, pytype(b), t);
-    }
-    if (a.kind == TV_LIST || a.kind == TV_TUPLE) {
+    if (tv_repeatable(a) && (b.kind != a.kind || !tv_repeatable(b)))
+        tv_concat_error(rt, a, b);
+    if (tv_repeatable(a) && a.kind != TV_STR) {
         iz n = a.u.list->n + b.u.list->n;
         if (n > TMPL_MAX_ITERATIONS)
             tmpl_fail(rt, ERR_LIMIT, "a list of more than %d items", (int)TMPL_MAX_ITERATIONS);

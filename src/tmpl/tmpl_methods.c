@@ -1434,12 +1434,13 @@ static tv get_field(fmt_ctx *fc, str name)
             if (m.kind != TV_DICT)
                 tmpl_raise(rt, "TypeError", "'%s' object is not subscriptable", tv_type_name(m));
             found = tv_dict_get_str(m.u.dict, first, &obj);
+        } else {
+            for (i32 k = a->nkw - 1; k >= 0 && !found; k--)
+                if (str_eq(a->kwname[k], first)) {
+                    obj = a->kw[k];
+                    found = true;
+                }
         }
-        for (i32 k = fc->map ? -1 : a->nkw - 1; k >= 0 && !found; k--)
-            if (str_eq(a->kwname[k], first)) {
-                obj = a->kw[k];
-                found = true;
-            }
         if (!found) {
             arena_mark m = arena_save(rt->a);
             str r = pystr_repr(rt->a, first);
@@ -1873,22 +1874,34 @@ static tv m_list_count(call *c)
     return tv_int(n);
 }
 
+/* ValueError "x is not in list" (or range), with repr(x). */
+_Noreturn static void not_in(call *c, tv x, const char *what)
+{
+    tmpl_rt *rt = c->rt;
+    iz mark = rt->tmp.len;
+    tv_write_repr(rt, &rt->tmp, x);
+    out_check(rt);
+    char msg[ERR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%.*s", (int)(rt->tmp.len - mark), (const char *)rt->tmp.data + mark);
+    rt->tmp.len = mark;
+    tmpl_raise(rt, "ValueError", "%s is not in %s", msg, what);
+}
+
 static tv m_list_index(call *c)
 {
+    const tv_list *l = c->self.u.list;
     if (c->self.kind == TV_LIST && (c->self.flags & TVF_RANGE)) {
         /* range.index(x): one argument; an int searched as range_index
          * does, anything else by equality (_PySequence_IterSearch) */
         tv x = one_arg(c);
-        const tv_list *l = c->self.u.list;
         for (iz i = 0; i < l->n; i++)
             if (tv_eq(l->v[i], x))
                 return tv_int(i);
         if (x.kind != TV_INT && x.kind != TV_BOOL)
             tmpl_raise(c->rt, "ValueError", "sequence.index(x): x not in sequence");
-    } else {
-        clinic_count(c, 1, 3);
+        not_in(c, x, "range");
     }
-    const tv_list *l = c->self.u.list;
+    clinic_count(c, 1, 3);
     i64 start = 0, stop = PTRDIFF_MAX;
     if (c->a->npos > 1)
         slice_arg(c, c->a->pos[1], &start, false);
@@ -1910,14 +1923,7 @@ static tv m_list_index(call *c)
             return tv_int(i);
     if (c->self.kind == TV_TUPLE)
         tmpl_raise(c->rt, "ValueError", "tuple.index(x): x not in tuple");
-    tmpl_rt *rt = c->rt;
-    iz mark = rt->tmp.len;
-    tv_write_repr(rt, &rt->tmp, x);
-    out_check(rt);
-    char msg[ERR_MSG_MAX];
-    snprintf(msg, sizeof msg, "%.*s", (int)(rt->tmp.len - mark), (const char *)rt->tmp.data + mark);
-    rt->tmp.len = mark;
-    tmpl_raise(rt, "ValueError", "%s is not in %s", msg, c->self.flags & TVF_RANGE ? "range" : "list");
+    not_in(c, x, "list");
 }
 
 /* ---- jinja objects ------------------------------------------------------- */

@@ -607,6 +607,14 @@ const char *tv_type_name(tv v)
     return "object";
 }
 
+void tv_concat_error(tmpl_rt *rt, tv a, tv b)
+{
+    if (a.kind == TV_STR && (a.flags & TVF_SAFE))
+        tmpl_raise(rt, "TypeError", "unsupported operand type(s) for +: 'Markup' and '%s'", tv_type_name(b));
+    const char *t = a.kind == TV_STR ? "str" : a.kind == TV_LIST ? "list" : "tuple";
+    tmpl_raise(rt, "TypeError", "can only concatenate %s (not \"%s\") to %s", t, tv_type_name(b), t);
+}
+
 /* The containers being written, outermost first (Python's Py_ReprEnter):
  * one met again inside itself is written "[...]", "(...)" or "{...}". */
 typedef struct repr_open { const void *p[PYFMT_MAX_DEPTH + 2]; } repr_open;
@@ -1153,11 +1161,13 @@ tmpl_attr_meths tmpl_getattr_meths(str name)
     };
 }
 
-/* A Python attribute of obj that exists, or false. Sets *out. */
+static bool is_dunder(str name) { return name.len >= 2 && name.s[0] == '_' && name.s[1] == '_'; }
+
 /* Whether `name` (a dunder) is an attribute of obj's Python type, from
  * CPython 3.11's dir(): object's own, and those of int, bool and float,
- * NoneType and jinja2's Undefined. The sandbox refuses every one of them
- * (SecurityError when used); a dunder the type lacks is a plain Undefined. */
+ * NoneType and jinja2's Undefined; str, list, dict and tuple are taken to
+ * have them all. The sandbox refuses every one of them (SecurityError when
+ * used); a dunder the type lacks is a plain Undefined. */
 static bool has_dunder(tv obj, str name)
 {
     static const char *const object_d[] = {
@@ -1183,6 +1193,7 @@ static bool has_dunder(tv obj, str name)
         "__slots__", "__sub__", "__truediv__", NULL};
     const char *const *sets[3] = {object_d, NULL, NULL};
     switch ((tv_kind)obj.kind) {
+    case TV_STR: case TV_LIST: case TV_DICT: case TV_TUPLE: return true;
     case TV_INT: case TV_BIGINT: case TV_BOOL: sets[1] = number_d; sets[2] = int_d; break;
     case TV_FLOAT: sets[1] = number_d; sets[2] = float_d; break;
     case TV_NONE:  sets[1] = none_d; break;
@@ -1196,11 +1207,28 @@ static bool has_dunder(tv obj, str name)
     return false;
 }
 
+/* A Python attribute of obj that exists, or false. Sets *out. */
 static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known, tv *out)
 {
     if (obj.kind == TV_DICT && !dict_attr_candidate(name))
         return false;
-    if (obj.kind == TV_LIST && (obj.flags & TVF_RANGE) && !(name.len >= 2 && name.s[0] == '_' && name.s[1] == '_')) {
+    if (obj.kind == TV_NS && name.len && name.s[0] == '_') {
+        /* Namespace.__getattribute__ has its keys and __class__, and the
+         * sandbox refuses every name starting with '_' */
+        tv v;
+        if (!tv_dict_get_str(obj.u.dict, name, &v) && !str_eq(name, S("__class__")) &&
+            !str_eq(name, S("_Namespace__attrs")))
+            return false;
+        *out = unsafe_undef(rt, obj, name);
+        return true;
+    }
+    if (is_dunder(name)) {
+        if (!has_dunder(obj, name))
+            return false;
+        *out = unsafe_undef(rt, obj, name);
+        return true;
+    }
+    if (obj.kind == TV_LIST && (obj.flags & TVF_RANGE)) {
         /* a range: start, stop, step, and the methods of a sequence */
         static const char *const fields[] = {"start", "stop", "step"};
         for (int k = 0; k < 3; k++)
@@ -1210,16 +1238,6 @@ static bool python_attr(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *kn
             }
         if (!str_eq(name, S("index")) && !str_eq(name, S("count")))
             return false;
-    }
-    if (name.len >= 2 && name.s[0] == '_' && name.s[1] == '_' &&
-        (obj.kind == TV_STR || obj.kind == TV_LIST || obj.kind == TV_DICT || obj.kind == TV_TUPLE)) {
-        /* dunder attributes exist on every object and are never safe */
-        *out = unsafe_undef(rt, obj, name);
-        return true;
-    }
-    if (name.len >= 4 && name.s[0] == '_' && name.s[1] == '_' && has_dunder(obj, name)) {
-        *out = unsafe_undef(rt, obj, name);
-        return true;
     }
     if (obj.kind == TV_LIST && (obj.flags & TVF_ITER))
         return false;   /* no attribute a template can use */
@@ -1290,7 +1308,7 @@ tv tv_getattr_known(tmpl_rt *rt, tv obj, str name, const tmpl_attr_meths *known)
         /* the dunders Undefined has are there, and unsafe; for any other
          * name the sandbox ends in Undefined.__getattr__ or __getitem__,
          * which raise */
-        if (name.len >= 4 && name.s[0] == '_' && name.s[1] == '_' && has_dunder(obj, name))
+        if (is_dunder(name) && has_dunder(obj, name))
             return unsafe_undef(rt, obj, name);
         tv_undef_raise(rt, obj);
     }

@@ -339,6 +339,12 @@ static inline bool tv_is_undef(tv v)  { return v.kind == TV_UNDEF; }
 static inline bool tv_is_str(tv v)    { return v.kind == TV_STR; }
 static inline bool tv_is_seq(tv v)    { return (v.kind == TV_LIST && !(v.flags & TVF_ITER)) || v.kind == TV_TUPLE; }
 static inline bool tv_is_iter(tv v)   { return v.kind == TV_LIST && (v.flags & TVF_ITER); }
+/* A str, list or tuple: what `*` repeats and `+` concatenates (a range or
+ * an iterator does neither). */
+static inline bool tv_repeatable(tv v)
+{
+    return v.kind == TV_STR || v.kind == TV_TUPLE || (v.kind == TV_LIST && !(v.flags & (TVF_RANGE | TVF_ITER)));
+}
 /* Marks a new list as an iterator of the given kind. */
 static inline tv tv_as_iter(tv list, tv_iter_kind k) { list.flags |= TVF_ITER; list.id = (u16)k; return list; }
 static inline bool tv_is_dict(tv v)   { return v.kind == TV_DICT; }
@@ -436,6 +442,11 @@ tv tv_from_json(tmpl_rt *rt, const json *j);
 /* type(v).__name__ as Python error messages print it: "str", "int",
  * "NoneType", "dict", "list", "tuple", "Undefined", "Namespace", ... */
 const char *tv_type_name(tv v);
+/* The TypeError of a + b where a is a str, list or tuple and b cannot be
+ * added to it: CPython's "can only concatenate list (not "int") to list"
+ * (the base type's name: a _GroupTuple adds as a tuple), or, for a Markup a
+ * (whose __add__ declines), "unsupported operand type(s) for +". */
+_Noreturn void tv_concat_error(tmpl_rt *rt, tv a, tv b);
 /* bool(v). Undefined is false. Inline: every condition asks it. */
 static inline bool tv_truthy(tv v)
 {

@@ -497,6 +497,16 @@ CASES = [
     ("range_index_two", "{{ range(5).index(1, 2) }}", {}),
     ("range_append", "{{ range(2).append(1) }}", {}),
     ("pprint_generator", "{{ [1, 2]|map('string')|list|pprint }}", {}),
+    ("sum_list_generator", "{{ [[1], l|map('int')]|sum(start=[]) }}", {"l": ["1"]}),
+    ("sum_list_range", "{{ [range(2)]|sum(start=[]) }}", {}),
+    ("range_add_generator", "{{ range(2) + l|map('int') }}", {"l": []}),
+    ("list_add_generator", "{{ [1] + l|map('int') }}", {"l": []}),
+    ("markup_add_generator", "{{ (s|e) + l|map('int') }}", {"s": "x", "l": []}),
+    ("namespace_underscore_names", "{% set ns = namespace(__x__=1, _y=2, z=3) %}[{{ ns.__x__ }}]{{ ns.__x__ is defined }}"
+     "{{ ns._y is defined }}{{ ns.z }}{{ d._y }}{{ d.__y }}", {"d": {"_y": 1, "__y": 2}}),
+    ("namespace_underscore_unsafe", "{% set ns = namespace(_y=2) %}{{ ns._y + 1 }}", {}),
+    ("namespace_class_unsafe", "{% set ns = namespace() %}{{ ns.__class__() }}", {}),
+    ("namespace_dunder_missing", "{% set ns = namespace() %}{{ ns.__doc__ + 1 }}", {}),
 ]
 
 
