@@ -84,6 +84,13 @@ const json *json_get(const json *obj, str key);
 /* Typed lookups: NULL when absent or of another type. */
 const json *json_get_type(const json *obj, str key, json_type t);
 const char *json_type_name(json_type t);
+/* Asks for the memory of a parsed container's tree ahead of a reader that
+ * will walk it out of cache: json_parse allocates a container's block
+ * when the container closes, so the blocks of its nested containers and
+ * its unescaped-copied strings lie just before its own. Prefetches the
+ * last `max` bytes up to the end of v's block (nothing for a scalar or an
+ * empty container; a hint only, it reads nothing but v). */
+void json_prefetch_tree(const json *v, iz max);
 static inline bool json_is(const json *v, json_type t) { return v && v->type == t; }
 
 /* Flags the bytes among the 8 of w (as loaded from memory) that are '"',

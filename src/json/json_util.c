@@ -19,6 +19,21 @@ const json *json_get_type(const json *obj, str key, json_type t)
     return v && v->type == t ? v : NULL;
 }
 
+void json_prefetch_tree(const json *v, iz max)
+{
+    uintptr_t end;
+    if (v->type == JSON_ARR && v->u.arr.n)
+        end = (uintptr_t)(v->u.arr.items + v->u.arr.n);
+    else if (v->type == JSON_OBJ && v->u.obj.n)
+        end = (uintptr_t)(v->u.obj.members + v->u.obj.n);
+    else
+        return;
+    /* addresses, not pointers: the range may start before the arena's
+     * block, which a prefetch does not mind */
+    for (iz o = 64; o <= max && (uintptr_t)o <= end; o += 64)
+        PREFETCH((const void *)(end - (uintptr_t)o));
+}
+
 const char *json_type_name(json_type t)
 {
     switch (t) {
