@@ -330,6 +330,65 @@ static void test_writer(void)
     arena_fini(&a);
 }
 
+/* A container's tree (u.arr.tree, u.obj.tree): the bytes just before its
+ * block that hold its nested blocks and its copied (escaped) strings,
+ * which json_prefetch_tree streams in; 0 when the parse crossed into a new
+ * arena block. */
+static bool in_tree(const json *v, const void *p)
+{
+    uintptr_t beg = v->type == JSON_ARR ? (uintptr_t)v->u.arr.items : (uintptr_t)v->u.obj.members;
+    u32 tree = v->type == JSON_ARR ? v->u.arr.tree : v->u.obj.tree;
+    return (uintptr_t)p >= beg - tree && (uintptr_t)p < beg;
+}
+
+static void test_tree(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    json *v = parse(&a, "[{\"role\": \"user\", \"content\": \"a\\nb\", \"calls\": [{\"f\": {\"x\": 1}}]}, 2]", &e);
+    REQUIRE(v);
+    const json *m = &v->u.arr.items[0];
+    const json *content = json_get(m, S("content")), *calls = json_get(m, S("calls"));
+    REQUIRE(content && calls);
+    EXPECT_STR(content->u.s, S("a\nb"));
+    const json *call = &calls->u.arr.items[0], *f = json_get(call, S("f"));
+    REQUIRE(f);
+    /* the history's tree holds everything below it ... */
+    EXPECT(in_tree(v, m->u.obj.members));
+    EXPECT(in_tree(v, content->u.s.s));   /* an escaped string, copied */
+    EXPECT(in_tree(v, calls->u.arr.items));
+    EXPECT(in_tree(v, f->u.obj.members));
+    /* ... and a message's tree its own nested blocks, not its parent's */
+    EXPECT(in_tree(m, content->u.s.s));
+    EXPECT(in_tree(m, calls->u.arr.items));
+    EXPECT(in_tree(calls, call->u.obj.members));
+    EXPECT(in_tree(call, f->u.obj.members));
+    EXPECT(!in_tree(m, v->u.arr.items));
+    EXPECT(f->u.obj.tree < _Alignof(json_member));   /* nothing nested or copied: padding only */
+    /* an unescaped string stays in the source, outside every tree */
+    const json *role = json_get(m, S("role"));
+    EXPECT(!in_tree(v, role->u.s.s));
+    arena_fini(&a);
+
+    /* A parse that needs a new arena block on the way leaves the
+     * containers that span two blocks without a tree. */
+    arena_init(&a, 0);
+    buf big = {0};
+    buf_str(&big, S("[[\"\\t\"], \""));
+    for (int i = 0; i < 200000; i++)
+        buf_str(&big, S("\\n"));
+    buf_str(&big, S("\"]"));
+    v = json_parse(&a, buf_view(&big), NULL, &e);
+    REQUIRE(v);
+    EXPECT_EQ(v->u.arr.n, 2);
+    EXPECT(v->u.arr.items[0].u.arr.tree > 0);   /* its copied "\t", in one block */
+    EXPECT(in_tree(&v->u.arr.items[0], v->u.arr.items[0].u.arr.items[0].u.s.s));
+    EXPECT_EQ(v->u.arr.tree, 0);                /* the long string took a new block */
+    buf_free(&big);
+    arena_fini(&a);
+}
+
 int main(void)
 {
     RUN(test_scalars);
@@ -343,5 +402,6 @@ int main(void)
     RUN(test_text_limit);
     RUN(test_out_of_memory);
     RUN(test_writer);
+    RUN(test_tree);
     return test_done();
 }

@@ -514,6 +514,10 @@ static int select_template(const chat_tmpl *ct, const json *chat_template, bool 
     return ERR_OK;
 }
 
+/* The most of a prompt's tree streamed in before a render: a long history
+ * stays within the core's own caches. */
+enum { PREFETCH_TREE = 256 << 10 };
+
 /* The lookups below compare the prompt's keys several times over: when
  * the prompt is out of cache (parsed long before), one wait for all of
  * its keys instead of one for each. */
@@ -540,7 +544,10 @@ static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opt
     const json *tools = json_get(prompt, S("tools"));
     if (!tools)
         tools = &json_none;
-    json_prefetch_tree(tools, 1024);   /* templates print the tools first */
+    /* out of cache (a prompt parsed long before), the trees the template
+     * walks first are streamed in while the rest is set up */
+    json_prefetch_tree(tools, PREFETCH_TREE);
+    json_prefetch_tree(messages, PREFETCH_TREE);
 
     /* kwargs = dict(item.get("chat_template_kwargs") or {}) */
     const json *kw = json_get(prompt, S("chat_template_kwargs"));

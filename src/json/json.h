@@ -51,8 +51,12 @@ struct json {
             str num; /* source text of the number */
         };
         str    s;    /* valid UTF-8 */
-        struct { json *items; iz n; } arr;
-        struct { json_member *members; iz n; } obj;
+        /* tree: how many bytes just before the block hold its nested
+         * containers' blocks and its copied strings, for
+         * json_prefetch_tree (json_parse allocates a container's block
+         * when it closes; 0 when unknown) */
+        struct { json *items; iz n; u32 tree; } arr;
+        struct { json_member *members; iz n; u32 tree; } obj;
     } u;
 };
 
@@ -85,11 +89,10 @@ const json *json_get(const json *obj, str key);
 const json *json_get_type(const json *obj, str key, json_type t);
 const char *json_type_name(json_type t);
 /* Asks for the memory of a parsed container's tree ahead of a reader that
- * will walk it out of cache: json_parse allocates a container's block
- * when the container closes, so the blocks of its nested containers and
- * its unescaped-copied strings lie just before its own. Prefetches the
- * last `max` bytes up to the end of v's block (nothing for a scalar or an
- * empty container; a hint only, it reads nothing but v). */
+ * will walk it out of cache: its block, then the first `max` bytes of its
+ * nested blocks and copied strings (u.arr.tree), in ascending order (a
+ * stream the hardware prefetchers follow). A hint: it reads nothing but v,
+ * and does nothing for a scalar or an empty container. */
 void json_prefetch_tree(const json *v, iz max);
 static inline bool json_is(const json *v, json_type t) { return v && v->type == t; }
 

@@ -287,11 +287,30 @@ static void expect_word(parser *p, const char *w, iz len)
 
 static void parse_value(parser *p, json *v);
 
+/* Where the arena stood when a container opened: what it allocated since,
+ * up to its own block, is its tree (json.u.arr.tree), when that is all in
+ * one arena block. */
+typedef struct {
+    const void *head;
+    const u8   *beg;
+} tree_mark;
+
+static tree_mark tree_open(const parser *p) { return (tree_mark){p->a->head, p->a->beg}; }
+
+static u32 tree_size(const parser *p, tree_mark m, const void *block)
+{
+    uintptr_t b = (uintptr_t)block, s = (uintptr_t)m.beg;
+    if (p->a->head != m.head || b < s || b - s > UINT32_MAX)
+        return 0;
+    return (u32)(b - s);
+}
+
 static void parse_array(parser *p, json *v)
 {
     v->type = JSON_ARR;
     p->i++;
     iz base = p->nvals;
+    tree_mark t0 = tree_open(p);
     skip_ws(p);
     if (p->i < p->n && p->s[p->i] == ']') {
         p->i++;
@@ -318,6 +337,7 @@ static void parse_array(parser *p, json *v)
     v->u.arr.items = NEW_NZ(p->a, json, n);
     memcpy(v->u.arr.items, p->vals + base, (size_t)n * sizeof(json));
     v->u.arr.n = n;
+    v->u.arr.tree = tree_size(p, t0, v->u.arr.items);
     p->nvals = base;
 }
 
@@ -355,6 +375,7 @@ static void parse_object(parser *p, json *v)
     v->type = JSON_OBJ;
     p->i++;
     iz base = p->nmems;
+    tree_mark t0 = tree_open(p);
     skip_ws(p);
     if (p->i < p->n && p->s[p->i] == '}') {
         p->i++;
@@ -389,6 +410,7 @@ static void parse_object(parser *p, json *v)
     v->u.obj.members = NEW_NZ(p->a, json_member, n);
     memcpy(v->u.obj.members, p->mems + base, (size_t)n * sizeof(json_member));
     v->u.obj.n = n;
+    v->u.obj.tree = tree_size(p, t0, v->u.obj.members);
     p->nmems = base;
 }
 

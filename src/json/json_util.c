@@ -21,17 +21,24 @@ const json *json_get_type(const json *obj, str key, json_type t)
 
 void json_prefetch_tree(const json *v, iz max)
 {
-    uintptr_t end;
-    if (v->type == JSON_ARR && v->u.arr.n)
+    uintptr_t beg, end, tree;
+    if (v->type == JSON_ARR && v->u.arr.n) {
+        beg = (uintptr_t)v->u.arr.items;
         end = (uintptr_t)(v->u.arr.items + v->u.arr.n);
-    else if (v->type == JSON_OBJ && v->u.obj.n)
+        tree = v->u.arr.tree;
+    } else if (v->type == JSON_OBJ && v->u.obj.n) {
+        beg = (uintptr_t)v->u.obj.members;
         end = (uintptr_t)(v->u.obj.members + v->u.obj.n);
-    else
+        tree = v->u.obj.tree;
+    } else {
         return;
-    /* addresses, not pointers: the range may start before the arena's
-     * block, which a prefetch does not mind */
-    for (iz o = 64; o <= max && (uintptr_t)o <= end; o += 64)
-        PREFETCH((const void *)(end - (uintptr_t)o));
+    }
+    /* addresses, not pointers: nothing here is read */
+    for (uintptr_t q = beg & ~(uintptr_t)63; q < end; q += 64)
+        PREFETCH((const void *)q);
+    uintptr_t stop = tree > (uintptr_t)max ? beg - tree + (uintptr_t)max : beg;
+    for (uintptr_t q = (beg - tree) & ~(uintptr_t)63; q < stop; q += 64)
+        PREFETCH((const void *)q);
 }
 
 const char *json_type_name(json_type t)

@@ -421,8 +421,12 @@ static ALWAYS_INLINE tv from_json_at(tmpl_rt *rt, const json *j, int depth)
  * history of up to several hundred KB in cache, the message texts it
  * copies to the output among it. */
 /* PREFETCH_STR: 1 KB against 4 KB, the render of the histories that fail
- * early (most of `agentic`) 6% faster cold, the others the same (A/B). */
-enum { PREFETCH_AHEAD = 4, PREFETCH_MEMBERS = 8, PREFETCH_STR = 1024 };
+ * early (most of `agentic`) 6% faster cold, the others the same (A/B).
+ * Since the chat layer streams the history's whole tree in first
+ * (json_prefetch_tree: the escaped strings, which the parser copies
+ * there, are 94% of the agentic histories' text), 256 bytes
+ * (docs/performance.md, session 10). */
+enum { PREFETCH_AHEAD = 4, PREFETCH_MEMBERS = 8, PREFETCH_STR = 256 };
 
 static ALWAYS_INLINE void prefetch_members(const json *it)
 {
