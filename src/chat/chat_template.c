@@ -518,36 +518,20 @@ static int select_template(const chat_tmpl *ct, const json *chat_template, bool 
  * stays within the core's own caches. */
 enum { PREFETCH_TREE = 256 << 10 };
 
-/* The lookups below compare the prompt's keys several times over: when
- * the prompt is out of cache (parsed long before), one wait for all of
- * its keys instead of one for each. */
-static void prefetch_keys(const json *obj)
-{
-    const json_member *m = obj->u.obj.members;
-    iz n = obj->u.obj.n < 16 ? obj->u.obj.n : 16;
-    for (iz k = 0; k < n; k++)
-        PREFETCH((const char *)(m + k) + sizeof *m - 1);
-    PREFETCH(m);
-    for (iz k = 0; k < n; k++)
-        PREFETCH(m[k].key.s);
-}
-
 static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opts *o, arena *scratch,
                   buf *out, tmpl_error *te)
 {
     if (!prompt || prompt->type != JSON_OBJ)
         return fail_with(te, "TypeError", ERR_TEMPLATE, "input line must be a JSON object");
-    prefetch_keys(prompt);
+    /* out of cache (a prompt parsed long before), its members, then the
+     * history and the tools below them, streamed in before the lookups */
+    json_prefetch_tree(prompt, PREFETCH_TREE);
     const json *messages = json_get(prompt, S("messages"));
     if (!messages)
         return fail_with(te, "KeyError", ERR_TEMPLATE, "'messages'");
     const json *tools = json_get(prompt, S("tools"));
     if (!tools)
         tools = &json_none;
-    /* out of cache (a prompt parsed long before), the trees the template
-     * walks first are streamed in while the rest is set up */
-    json_prefetch_tree(tools, PREFETCH_TREE);
-    json_prefetch_tree(messages, PREFETCH_TREE);
 
     /* kwargs = dict(item.get("chat_template_kwargs") or {}) */
     const json *kw = json_get(prompt, S("chat_template_kwargs"));

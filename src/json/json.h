@@ -89,10 +89,10 @@ const json *json_get(const json *obj, str key);
 const json *json_get_type(const json *obj, str key, json_type t);
 const char *json_type_name(json_type t);
 /* Asks for the memory of a parsed container's tree ahead of a reader that
- * will walk it out of cache: its block, then the first `max` bytes of its
- * nested blocks and copied strings (u.arr.tree), in ascending order (a
- * stream the hardware prefetchers follow). A hint: it reads nothing but v,
- * and does nothing for a scalar or an empty container. */
+ * will walk it out of cache: its block, then its nested blocks and copied
+ * strings (u.arr.tree) in ascending order (a stream the hardware
+ * prefetchers follow), at most `max` bytes of each. A hint: it reads
+ * nothing but v, and does nothing for a scalar or an empty container. */
 void json_prefetch_tree(const json *v, iz max);
 static inline bool json_is(const json *v, json_type t) { return v && v->type == t; }
 

@@ -287,17 +287,10 @@ static void expect_word(parser *p, const char *w, iz len)
 
 static void parse_value(parser *p, json *v);
 
-/* Where the arena stood when a container opened: what it allocated since,
- * up to its own block, is its tree (json.u.arr.tree), when that is all in
- * one arena block. */
-typedef struct {
-    const void *head;
-    const u8   *beg;
-} tree_mark;
-
-static tree_mark tree_open(const parser *p) { return (tree_mark){p->a->head, p->a->beg}; }
-
-static u32 tree_size(const parser *p, tree_mark m, const void *block)
+/* A container's tree (json.u.arr.tree): what the arena allocated between
+ * its opening (mark m) and its own block, when that is all in one arena
+ * block. */
+static u32 tree_size(const parser *p, arena_mark m, const void *block)
 {
     uintptr_t b = (uintptr_t)block, s = (uintptr_t)m.beg;
     if (p->a->head != m.head || b < s || b - s > UINT32_MAX)
@@ -310,7 +303,7 @@ static void parse_array(parser *p, json *v)
     v->type = JSON_ARR;
     p->i++;
     iz base = p->nvals;
-    tree_mark t0 = tree_open(p);
+    arena_mark t0 = arena_save(p->a);
     skip_ws(p);
     if (p->i < p->n && p->s[p->i] == ']') {
         p->i++;
@@ -375,7 +368,7 @@ static void parse_object(parser *p, json *v)
     v->type = JSON_OBJ;
     p->i++;
     iz base = p->nmems;
-    tree_mark t0 = tree_open(p);
+    arena_mark t0 = arena_save(p->a);
     skip_ws(p);
     if (p->i < p->n && p->s[p->i] == '}') {
         p->i++;

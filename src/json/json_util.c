@@ -19,6 +19,15 @@ const json *json_get_type(const json *obj, str key, json_type t)
     return v && v->type == t ? v : NULL;
 }
 
+/* Prefetches the lines of [lo, hi), at most max bytes from lo on. */
+static void prefetch_range(uintptr_t lo, uintptr_t hi, iz max)
+{
+    if (hi - lo > (uintptr_t)max)
+        hi = lo + (uintptr_t)max;
+    for (uintptr_t q = lo & ~(uintptr_t)63; q < hi; q += 64)
+        PREFETCH((const void *)q);
+}
+
 void json_prefetch_tree(const json *v, iz max)
 {
     uintptr_t beg, end, tree;
@@ -34,11 +43,8 @@ void json_prefetch_tree(const json *v, iz max)
         return;
     }
     /* addresses, not pointers: nothing here is read */
-    for (uintptr_t q = beg & ~(uintptr_t)63; q < end; q += 64)
-        PREFETCH((const void *)q);
-    uintptr_t stop = tree > (uintptr_t)max ? beg - tree + (uintptr_t)max : beg;
-    for (uintptr_t q = (beg - tree) & ~(uintptr_t)63; q < stop; q += 64)
-        PREFETCH((const void *)q);
+    prefetch_range(beg, end, max);
+    prefetch_range(beg - tree, beg, max);
 }
 
 const char *json_type_name(json_type t)
