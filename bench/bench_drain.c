@@ -23,7 +23,7 @@ enum { MAX_ITEMS = 100 * 1000 * 1000 };
 typedef struct lines {
     str *s;
     i64 *n;          /* the count; -1 when the line is an error */
-    u8  *fallback;   /* the result's fallback code */
+    u8  *fallback;   /* 1 when the result is a fallback */
     iz   len, bytes;
 } lines;
 
@@ -113,13 +113,13 @@ static double count_distinct(const dq_ops *ops, lines *l, i64 *tokens, iz *fallb
     for (iz k = 0; k < l->len; k++) {
         pool_item it = {.payload = l->s[k], .kind = POOL_KIND_HEAVY};
         pool_result r;
-        memset(&r, 0, sizeof(r));
-        ops->work(ops->ctx, scratch, &it, &r);
+        pool_result_clear(&r);
+        ops->work(ops->ctx, scratch, &it, 0, &r);
         if (r.state == POOL_DONE) {
             l->n[k] = r.n;
-            l->fallback[k] = r.fallback;
+            l->fallback[k] = r.cls[0] != 0;
             *tokens += r.n;
-            *fallbacks += r.fallback != 0;
+            *fallbacks += r.cls[0] != 0;
         } else {
             l->n[k] = -1;
             ++*errors;
@@ -138,8 +138,8 @@ static void on_record(void *rctx, u64 tag, const pool_item *it, const pool_resul
     seen *s = rctx;
     s->recorded++;
     s->tokens += r->n;
-    s->fallbacks += r->fallback != 0;
-    if (tag >= (u64)s->want->len || s->want->n[tag] != r->n || s->want->fallback[tag] != r->fallback) {
+    s->fallbacks += r->cls[0] != 0;
+    if (tag >= (u64)s->want->len || s->want->n[tag] != r->n || s->want->fallback[tag] != (r->cls[0] != 0)) {
         if (s->mismatches++ == 0)
             fprintf(stderr, "bench_drain: line %llu: the drain counted %lld, in-process %lld\n",
                     (unsigned long long)tag + 1, (long long)r->n,
@@ -239,11 +239,15 @@ int main(int argc, char **argv)
     iz pending = dq_drain(q, &d, &e);
     double drain_s = os_now() - t0;
     cpu_parent = cpu_s(RUSAGE_SELF) - cpu_parent;
-    cpu_workers = cpu_s(RUSAGE_CHILDREN) - cpu_workers;
     double rss_parent = maxrss_mb(RUSAGE_SELF);
-    double rss_workers = maxrss_mb(RUSAGE_CHILDREN);
     dq_stats st;
     dq_stats_get(q, &st);
+    /* the workers stay until the queue is freed: their CPU time and peak
+     * RSS are the children's once they are reaped */
+    dq_free(q);
+    q = NULL;
+    cpu_workers = cpu_s(RUSAGE_CHILDREN) - cpu_workers;
+    double rss_workers = maxrss_mb(RUSAGE_CHILDREN);
 
     printf("items %lld\ndistinct %td\ninput_mb %.2f\nworkers %lld\nload_s %.4f\n"
            "distinct_tokens %lld\ndistinct_fallbacks %td\ndistinct_errors %td\ndistinct_s %.4f\n"

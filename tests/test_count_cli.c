@@ -3,17 +3,12 @@
  * lines), each --kind, ids echoed, skips and errors one line each, in order,
  * against tests/data/shapes/cli.jsonl, whose counts come from the oracle
  * (tests/data/shapes/gen.py). Also the summary on stderr, --help, bad
- * options, --max-line, --quiet and a tokenizer found by its Hugging Face
- * name in a fake cache. Runs the binary named by $TALLY_BIN (tests/run.sh
- * sets it) in a child process with a timeout. */
+ * options, --max-line, --quiet, an explicit --kind whose fields are all
+ * missing, the note on tools no template reads, and a tokenizer found by
+ * its Hugging Face name in a fake cache. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include "test.h"
+#include "test_proc.h"
 #include "../src/base/arena.h"
 #include "../src/base/buf.h"
 #include "../src/base/os.h"
@@ -21,40 +16,12 @@
 
 #define NOW "--now 2025-01-15T12:00:00"
 
-static const char *bin(void)
-{
-    const char *b = getenv("TALLY_BIN");
-    return b && *b ? b : "build/test/tally";
-}
-
-
-/* Runs `ENV tally ARGS < input`; returns stdout (malloc'd, NUL-terminated),
- * stderr in *err_out when not NULL, and the exit status. */
+/* Runs `ENV tally ARGS < input`; returns stdout, stderr in *err_out when
+ * not NULL, and the exit status. */
 static char *run(const char *env, const char *args, const char *input, iz input_len, int *status,
                  char **err_out)
 {
-    char in_path[] = "/tmp/tally-count-in-XXXXXX", out_path[] = "/tmp/tally-count-out-XXXXXX";
-    char err_path[] = "/tmp/tally-count-err-XXXXXX";
-    int fd = mkstemp(in_path), fo = mkstemp(out_path), fe = mkstemp(err_path);
-    if (fd < 0 || fo < 0 || fe < 0)
-        return NULL;
-    close(fo);
-    close(fe);
-    FILE *f = fdopen(fd, "wb");
-    fwrite(input, 1, (size_t)input_len, f);
-    fclose(f);
-    char cmd[8192];
-    snprintf(cmd, sizeof(cmd), "%s timeout 300 %s %s < %s > %s 2> %s", env ? env : "", bin(), args, in_path,
-             out_path, err_path);
-    int st = system(cmd);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    char *out = test_slurp(out_path, NULL);
-    if (err_out)
-        *err_out = test_slurp(err_path, NULL);
-    remove(in_path);
-    remove(out_path);
-    remove(err_path);
-    return out;
+    return test_tally(env, args, input, input_len, status, err_out);
 }
 
 static str next_line(const char **p)
@@ -139,7 +106,12 @@ static void test_cases(void)
         buf_free(&in);
         REQUIRE(out);
         runs++;
-        EXPECT_EQ(st, 0);
+        bool errors = false;
+        for (iz k = beg; k < end; k++) {
+            const json *w = json_get(cases[k], S("expect"));
+            errors = errors || (w->type == JSON_STR && str_eq(w->u.s, S("error")));
+        }
+        EXPECT_EQ(st, errors ? 4 : 0);
         const char *q = out;
         for (iz k = beg; k < end; k++) {
             str ol = next_line(&q);
@@ -216,7 +188,7 @@ static void test_summary(void)
     }
     REQUIRE(items >= 30 && fallbacks >= 1 && errors >= 1 && skipped >= 1);
     buf want = {0};
-    buf_printf(&want, "tally: count: %lld items: %lld counted (", (long long)items,
+    buf_printf(&want, "tally: count: %lld lines: %lld counted (", (long long)items,
                (long long)(items - errors - skipped));
     bool first = true;
     for (int k = 0; k < 4; k++)
@@ -228,15 +200,15 @@ static void test_summary(void)
                (long long)skipped, (long long)errors, (long long)fallbacks);
     for (int k = 0; k < ncls; k++)
         buf_printf(&want, "%s%s %lld", k ? ", " : "", classes[k], (long long)nclass[k]);
-    buf_cstr(&want, ") in ");
+    buf_cstr(&want, "), on ");
     buf_byte(&want, 0);
     int st;
     char *err_text;
     char *out = run(NULL, "count -t qwen3 " NOW, (const char *)in.data, in.len, &st, &err_text);
     REQUIRE(out && err_text);
-    EXPECT_EQ(st, 0);
+    EXPECT_EQ(st, 4);
     EXPECT(strstr(err_text, (const char *)want.data) != NULL);
-    EXPECT(strstr(err_text, " items/s), load ") != NULL);
+    EXPECT(strstr(err_text, " lines/s), load ") != NULL);
     /* one warning per class */
     iz warnings = 0;
     for (const char *w = err_text; (w = strstr(w, "the chat template failed (")) != NULL; w++)
@@ -248,7 +220,7 @@ static void test_summary(void)
     char *quiet_err;
     char *out2 = run(NULL, "count -t qwen3 " NOW " --quiet", (const char *)in.data, in.len, &st, &quiet_err);
     REQUIRE(out2 && quiet_err);
-    EXPECT_EQ(st, 0);
+    EXPECT_EQ(st, 4);
     EXPECT(quiet_err[0] == 0);
     EXPECT(strcmp(out, out2) == 0);
     free(out);
@@ -273,8 +245,10 @@ static void test_options(void)
         {"count --kind bogus", 2, "--kind is auto, ids, text, message or prompt"},
         {"count --now 2025-02-30", 2, "--now needs a time"},
         {"count --max-line 0", 2, "--max-line needs a positive number"},
-        {"count stray", 2, "unexpected argument"},
-        {"count --frobnicate", 2, "usage: tally count"},
+        {"count stray", 1, "cannot open stray: No such file or directory"},
+        {"count --frobnicate", 2, "unknown option --frobnicate; see tally count --help"},
+        {"count -s", 2, "-s needs a value; see tally count --help"},
+        {"count -Z", 2, "unknown option -Z; see tally count --help"},
         {"count -t no-such-model", 1, "tokenizer \"no-such-model\" not found"},
         {"count -t qwen3 --chat-template no-such-file.jinja", 1, "no-such-file.jinja"},
     };
@@ -292,7 +266,7 @@ static void test_options(void)
     static const char input[] = "{\"text\": \"ok\"}\n{\"text\": \"this line is much too long\"}\n{\"text\": \"ok\"}";
     out = run(NULL, "count -t qwen3 --kind text --max-line 20", input, lengthof(input), &st, NULL);
     REQUIRE(out);
-    EXPECT_EQ(st, 0);
+    EXPECT_EQ(st, 4);
     EXPECT(strcmp(out, "{\"n\":1}\n{\"error\":\"line 2: longer than 20 bytes\"}\n{\"n\":1}\n") == 0);
     if (test_cur_failed)
         printf("#   got: %s", out);

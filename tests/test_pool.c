@@ -1,15 +1,20 @@
 /* test_pool.c - the drain's process pool (src/drain/pool.c) with a work
- * function driven by the payloads: "n:K" counts K, "err" is an error,
- * "pid" counts the worker's process id, "sleep:MS" sleeps, "die" kills its
- * worker every time, "die-once:PATH" kills its worker unless PATH exists
- * (and creates it). Covers the ports of upstream's TestStructuredDrainFanOut
- * (shard counts equal in-process counts over several chunks and every
- * worker gets chunks; a mixed batch keeps its order; a failed chunk costs
- * only its own items; the in-process lane never forks; per-item errors do
- * not fail a chunk) and what a process pool adds: a worker killed mid-chunk,
- * an item that kills every worker, the time budget, no orphans when the
- * caller dies, SIGINT ignored by workers. In every test:
- * done + errors + pending == total. */
+ * function driven by the payloads: "n:K" counts K, "fb:K" counts K with a
+ * class, "err" is an error, "skip" is skipped, "pid" counts the worker's
+ * process id, "sleep:MS" sleeps, "die" kills its worker every time,
+ * "die-once:PATH" kills its worker unless PATH exists (and creates it),
+ * "wait-for:PATH" waits until PATH exists, "create:PATH" creates it,
+ * "len:..." counts the payload's length, "label:X" labels with X.
+ * Covers the ports of upstream's TestStructuredDrainFanOut (shard counts
+ * equal in-process counts over several chunks and every worker gets
+ * chunks; a mixed batch keeps its order; a failed chunk costs only its own
+ * items; the in-process lane never forks; per-item errors do not fail a
+ * chunk) and what a persistent process pool adds: results in submission
+ * order, workers forked once for many flushes, payloads through a small
+ * ring and inline, a worker killed mid-chunk, an item that kills every
+ * worker, the deadline, the stop flag, no orphans when the caller dies,
+ * SIGINT ignored by workers. In every test the delivered results come in
+ * submission order, each exactly once. */
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,33 +23,38 @@
 #include <time.h>
 #include <unistd.h>
 #include "test.h"
+#include "../src/base/os.h"
 #include "../src/drain/pool.h"
 
 extern char **environ;
 
-
-static void work(void *ctx, const pool_item *it, pool_result *r)
+static void work(void *ctx, const pool_item *it, double deadline, pool_result *r)
 {
     (void)ctx;
     str s = it->payload;
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%.*s", (int)MIN(s.len, 255), (const char *)s.s);
+    r->kind = 1;
     if (test_starts(s, "n:")) {
         r->state = POOL_DONE;
         r->n = atoll(tmp + 2);
     } else if (test_starts(s, "fb:")) {
         r->state = POOL_DONE;
         r->n = atoll(tmp + 3);
-        r->fallback = 7;
+        snprintf(r->cls, sizeof r->cls, "TypeError");
+        snprintf(r->msg, sizeof r->msg, "TypeError: why");
     } else if (str_eq(s, S("err"))) {
         r->state = POOL_ERROR;
         snprintf(r->msg, sizeof r->msg, "bad item");
+    } else if (str_eq(s, S("skip"))) {
+        r->state = POOL_SKIPPED;
+        snprintf(r->msg, sizeof r->msg, "nothing here");
     } else if (str_eq(s, S("pid"))) {
         r->state = POOL_DONE;
         r->n = getpid();
     } else if (test_starts(s, "sleep:")) {
         test_sleep_ms(atoi(tmp + 6));
-        r->state = POOL_DONE;
+        r->state = deadline > 0 && os_now() >= deadline ? POOL_PENDING : POOL_DONE;
         r->n = getpid();
     } else if (str_eq(s, S("die"))) {
         kill(getpid(), SIGKILL);
@@ -58,332 +68,469 @@ static void work(void *ctx, const pool_item *it, pool_result *r)
         }
         r->state = POOL_DONE;
         r->n = 1;
+    } else if (test_starts(s, "wait-for:")) {
+        struct stat sb;
+        for (int t = 0; t < 60000 && stat(tmp + 9, &sb) != 0; t++)   /* a minute at most */
+            test_sleep_ms(1);
+        r->state = POOL_DONE;
+        r->n = getpid();
+    } else if (test_starts(s, "create:")) {
+        FILE *f = fopen(tmp + 7, "w");
+        if (f)
+            fclose(f);
+        r->state = POOL_DONE;
+        r->n = getpid();
+    } else if (test_starts(s, "len:")) {
+        r->state = POOL_DONE;
+        r->n = s.len;
+        r->flags = (u8)(s.s[s.len - 1]);
+    } else if (test_starts(s, "label:")) {
+        r->state = POOL_DONE;
+        snprintf(r->label, sizeof r->label, "%.*s", (int)(s.len - 6), (const char *)s.s + 6);
     }
 }
 
-static pool_item item(const char *s, u8 kind)
+/* What the deliver callback saw. */
+typedef struct seen {
+    pool_result *r;       /* by tag */
+    iz   n, count;
+    u64  next_tag;        /* the tag expected next (submission order) */
+    bool order_ok;
+} seen;
+
+static void deliver(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
 {
-    return (pool_item){str_cstr(s), kind};
+    seen *s = ctx;
+    (void)it;
+    s->order_ok = s->order_ok && tag == s->next_tag && (iz)tag < s->n;
+    s->next_tag = tag + 1;
+    if ((iz)tag < s->n)
+        s->r[tag] = *r;
+    s->count++;
 }
 
-static void check_invariant(const pool_stats *st, const pool_result *r, iz n)
+static seen seen_new(iz n)
 {
-    iz done = 0, errs = 0, pend = 0;
-    for (iz i = 0; i < n; i++) {
-        done += r[i].state == POOL_DONE;
-        errs += r[i].state == POOL_ERROR;
-        pend += r[i].state == POOL_PENDING;
+    seen s = {.r = calloc((size_t)n, sizeof(pool_result)), .n = n, .order_ok = true};
+    return s;
+}
+
+/* Submits items[0..n) (tags 0..n-1) and flushes; returns pool_flush's code. */
+static int run(pool_opts o, const char **items, const u8 *kinds, iz n, seen *s, pool_stats *st)
+{
+    o.work = work;
+    o.deliver = deliver;
+    o.deliver_ctx = s;
+    err e = {0};
+    pool *p = pool_new(&o, &e);
+    if (!p)
+        return e.code ? e.code : ERR_IO;
+    int rc = ERR_OK;
+    for (iz i = 0; i < n && rc == ERR_OK; i++) {
+        pool_item it = {str_cstr(items[i]), kinds ? kinds[i] : (u8)POOL_KIND_HEAVY};
+        rc = pool_submit(p, &it, (u64)i);
     }
-    EXPECT_EQ(done, st->done);
-    EXPECT_EQ(errs, st->errors);
-    EXPECT_EQ(pend, st->pending);
-    EXPECT_EQ(st->done + st->errors + st->pending, st->total);
-    EXPECT_EQ(st->total, n);
+    if (rc == ERR_OK)
+        rc = pool_flush(p);
+    pool_stats_get(p, st);
+    pool_free(p);
+    return rc;
+}
+
+static void check_counts(const seen *s, const pool_stats *st, iz n)
+{
+    EXPECT(s->order_ok);
+    EXPECT_EQ(s->count, n);
+    EXPECT_EQ(st->submitted, n);
+    EXPECT_EQ(st->delivered, n);
+    EXPECT_EQ(st->done + st->skipped + st->errors + st->pending, n);
 }
 
 /* Strings that live as long as the test: "n:0" ... */
 static char numbers[2000][16];
+static const char *items[2000];
 
 static void test_workers_match_in_process(void)
 {
     enum { N = 1000 };
-    static pool_item items[N];
-    static pool_result a[N], b[N];
     for (int i = 0; i < N; i++) {
         snprintf(numbers[i], sizeof numbers[i], "n:%d", i * 7);
-        items[i] = item(numbers[i], POOL_KIND_HEAVY);
+        items[i] = numbers[i];
     }
+    seen a = seen_new(N), b = seen_new(N);
     pool_stats sa, sb;
-    pool_opts in_proc = {0}, sharded = {.workers = 2, .chunk_items = 64};
-    err e;
-    memset(a, 0, sizeof a);
-    memset(b, 0, sizeof b);
-    EXPECT_EQ(pool_run(items, N, a, work, NULL, &in_proc, &sa, &e), ERR_OK);
-    EXPECT_EQ(pool_run(items, N, b, work, NULL, &sharded, &sb, &e), ERR_OK);
+    EXPECT_EQ(run((pool_opts){0}, items, NULL, N, &a, &sa), ERR_OK);
+    EXPECT_EQ(run((pool_opts){.workers = 2, .chunk_items = 64}, items, NULL, N, &b, &sb), ERR_OK);
     int same = 0;
     for (int i = 0; i < N; i++)
-        same += a[i].state == POOL_DONE && b[i].state == POOL_DONE && a[i].n == b[i].n && a[i].n == i * 7;
+        same += a.r[i].state == POOL_DONE && b.r[i].state == POOL_DONE && a.r[i].n == b.r[i].n && a.r[i].n == i * 7;
     EXPECT_EQ(same, N);
     EXPECT_EQ(sb.chunks, (N + 63) / 64);
-    EXPECT_EQ(sb.workers, 2);
-    check_invariant(&sa, a, N);
-    check_invariant(&sb, b, N);
+    EXPECT(sa.in_process);
+    EXPECT(!sb.in_process);
+    check_counts(&a, &sa, N);
+    check_counts(&b, &sb, N);
+    free(a.r);
+    free(b.r);
 }
 
 static void test_every_worker_gets_chunks(void)
 {
+    /* The first chunk waits until a later chunk has run: the first worker
+     * holds two chunks at most, so the third goes to the other worker,
+     * which lets the first go on (whatever the machine's speed). */
     enum { N = 64 * 16 };
-    static pool_item items[N];
-    static pool_result r[N];
+    static char wait_for[96], create[96];
+    char flag[64];
+    snprintf(flag, sizeof flag, "/tmp/tally-pool-go-%d", (int)getpid());
+    unlink(flag);
+    snprintf(wait_for, sizeof wait_for, "wait-for:%s", flag);
+    snprintf(create, sizeof create, "create:%s", flag);
     for (int i = 0; i < N; i++)
-        items[i] = item(i % 64 == 0 ? "sleep:20" : "pid", POOL_KIND_HEAVY);
-    pool_opts o = {.workers = 2};
+        items[i] = i == 0 ? wait_for : i % 64 == 0 ? create : "pid";
+    seen s = seen_new(N);
     pool_stats st;
-    err e;
-    memset(r, 0, sizeof r);
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT_EQ(run((pool_opts){.workers = 2}, items, NULL, N, &s, &st), ERR_OK);
     i64 pids[2] = {0, 0};
     int distinct = 0;
     for (int i = 0; i < N; i++) {
-        EXPECT(r[i].state == POOL_DONE);
-        i64 pid = r[i].n;
+        EXPECT(s.r[i].state == POOL_DONE);
+        i64 pid = s.r[i].n;
         EXPECT(pid != getpid());
         if (pid != pids[0] && pid != pids[1] && distinct < 2)
             pids[distinct++] = pid;
     }
     EXPECT_EQ(distinct, 2);
-    check_invariant(&st, r, N);
+    check_counts(&s, &st, N);
+    free(s.r);
+    unlink(flag);
 }
 
 static void test_in_process_never_forks(void)
 {
     enum { N = 300 };
-    static pool_item items[N];
-    static pool_result r[N];
-    for (int i = 0; i < N; i++)
-        items[i] = item("pid", i % 3 == 0 ? POOL_KIND_TEXT : POOL_KIND_HEAVY);
-    pool_opts o = {.workers = 0};
+    u8 kinds[N];
+    for (int i = 0; i < N; i++) {
+        items[i] = "pid";
+        kinds[i] = i % 3 == 0 ? POOL_KIND_TEXT : POOL_KIND_HEAVY;
+    }
+    seen s = seen_new(N);
     pool_stats st;
-    err e;
-    memset(r, 0, sizeof r);
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT_EQ(run((pool_opts){.workers = 0}, items, kinds, N, &s, &st), ERR_OK);
     for (int i = 0; i < N; i++)
-        EXPECT_EQ(r[i].n, getpid());
+        EXPECT_EQ(s.r[i].n, getpid());
     EXPECT_EQ(st.workers, 0);
     EXPECT_EQ(st.chunks, 0);
-    check_invariant(&st, r, N);
+    check_counts(&s, &st, N);
+    free(s.r);
 }
 
 static void test_mixed_order(void)
 {
     enum { N = 700 };
-    static pool_item items[N];
-    static pool_result r[N];
+    u8 kinds[N];
     for (int i = 0; i < N; i++) {
         snprintf(numbers[i], sizeof numbers[i], "n:%d", i);
-        items[i] = item(numbers[i], (u8)(i % 3));   /* SMALL, TEXT, HEAVY in turn */
+        items[i] = numbers[i];
+        kinds[i] = (u8)(i % 3);   /* SMALL, TEXT, HEAVY in turn */
     }
-    pool_opts o = {.workers = 2, .chunk_items = 10, .chunk_bytes = 100};
+    seen s = seen_new(N);
     pool_stats st;
-    err e;
-    memset(r, 0, sizeof r);
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT_EQ(run((pool_opts){.workers = 2, .chunk_items = 10, .chunk_bytes = 100}, items, kinds, N, &s, &st),
+              ERR_OK);
     int ok = 0;
     for (int i = 0; i < N; i++)
-        ok += r[i].state == POOL_DONE && r[i].n == i;
+        ok += s.r[i].state == POOL_DONE && s.r[i].n == i;
     EXPECT_EQ(ok, N);
-    check_invariant(&st, r, N);
+    check_counts(&s, &st, N);
+    free(s.r);
 }
 
-static void test_per_item_errors(void)
+static void test_per_item_outcomes(void)
 {
     enum { N = 200 };
-    static pool_item items[N];
-    static pool_result r[N];
     for (int i = 0; i < N; i++)
-        items[i] = item(i % 10 == 3 ? "err" : i % 10 == 5 ? "fb:2" : "n:1", POOL_KIND_HEAVY);
-    pool_opts o = {.workers = 2};
+        items[i] = i % 10 == 3 ? "err" : i % 10 == 5 ? "fb:2" : i % 10 == 7 ? "skip" : "n:1";
+    seen s = seen_new(N);
     pool_stats st;
-    err e;
-    memset(r, 0, sizeof r);
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT_EQ(run((pool_opts){.workers = 2}, items, NULL, N, &s, &st), ERR_OK);
     for (int i = 0; i < N; i++) {
+        const pool_result *r = &s.r[i];
         if (i % 10 == 3) {
-            EXPECT(r[i].state == POOL_ERROR);
-            EXPECT_STR(str_cstr(r[i].msg), S("bad item"));
+            EXPECT(r->state == POOL_ERROR);
+            EXPECT_STR(str_cstr(r->msg), S("bad item"));
+        } else if (i % 10 == 7) {
+            EXPECT(r->state == POOL_SKIPPED);
+            EXPECT_STR(str_cstr(r->msg), S("nothing here"));
         } else {
-            EXPECT(r[i].state == POOL_DONE);
-            EXPECT_EQ(r[i].fallback, i % 10 == 5 ? 7 : 0);
+            EXPECT(r->state == POOL_DONE);
+            EXPECT_EQ(r->kind, 1);
+            EXPECT_STR(str_cstr(r->cls), i % 10 == 5 ? S("TypeError") : S(""));
+            EXPECT_STR(str_cstr(r->msg), i % 10 == 5 ? S("TypeError: why") : S(""));
         }
     }
     EXPECT_EQ(st.errors, N / 10);
-    EXPECT_EQ(st.fallbacks, N / 10);
+    EXPECT_EQ(st.skipped, N / 10);
+    EXPECT_EQ(st.classed, N / 10);
     EXPECT_EQ(st.worker_deaths, 0);
-    check_invariant(&st, r, N);
+    check_counts(&s, &st, N);
+    free(s.r);
+}
+
+/* Payloads through a ring of 4 KiB: it fills and is reused many times,
+ * payloads over a quarter of it go inline; every result (the length and
+ * the last byte, echoed back) matches. */
+static void test_small_ring_and_inline(void)
+{
+    enum { N = 600 };
+    static char *big[N];
+    for (int i = 0; i < N; i++) {
+        iz len = 5 + (i * 37) % 1500;   /* up to 1504 bytes: some over 1 KiB */
+        big[i] = malloc((size_t)len + 1);
+        memcpy(big[i], "len:", 4);
+        for (iz k = 4; k < len; k++)
+            big[i][k] = (char)('a' + (i + k) % 26);
+        big[i][len] = 0;
+        items[i] = big[i];
+    }
+    u8 kinds[N];
+    for (int i = 0; i < N; i++)
+        kinds[i] = (u8)(1 + i % 2);
+    seen s = seen_new(N);
+    pool_stats st;
+    EXPECT_EQ(run((pool_opts){.workers = 2, .chunk_items = 3, .chunk_bytes = 2000, .ring_bytes = 4096,
+                              .window = 16}, items, kinds, N, &s, &st), ERR_OK);
+    int ok = 0;
+    for (int i = 0; i < N; i++) {
+        iz len = (iz)strlen(big[i]);
+        ok += s.r[i].state == POOL_DONE && s.r[i].n == len && s.r[i].flags == (u8)big[i][len - 1];
+    }
+    EXPECT_EQ(ok, N);
+    EXPECT(st.inline_items > 0);
+    EXPECT(st.inline_items < N);
+    check_counts(&s, &st, N);
+    for (int i = 0; i < N; i++)
+        free(big[i]);
+    free(s.r);
+}
+
+/* Labels and messages as long as they may be come back whole; longer
+ * ones are cut at the field's size. */
+static void test_label_bounds(void)
+{
+    static char longest[POOL_LABEL_MAX + 100];
+    memcpy(longest, "label:", 6);
+    memset(longest + 6, 'x', POOL_LABEL_MAX + 50);
+    longest[6 + POOL_LABEL_MAX + 50] = 0;
+    items[0] = "label:\"abc\"";
+    items[1] = longest;
+    seen s = seen_new(2);
+    pool_stats st;
+    EXPECT_EQ(run((pool_opts){.workers = 1}, items, NULL, 2, &s, &st), ERR_OK);
+    EXPECT_STR(str_cstr(s.r[0].label), S("\"abc\""));
+    EXPECT_EQ((iz)strlen(s.r[1].label), POOL_LABEL_MAX - 1);
+    check_counts(&s, &st, 2);
+    free(s.r);
 }
 
 static void test_worker_killed_mid_chunk(void)
 {
     enum { N = 300 };
-    static pool_item items[N];
-    static pool_result r[N];
     char marker[64];
     snprintf(marker, sizeof marker, "/tmp/tally-pool-test-%d", (int)getpid());
     unlink(marker);
     static char once[80];
     snprintf(once, sizeof once, "die-once:%s", marker);
     for (int i = 0; i < N; i++)
-        items[i] = item(i == 100 ? once : "n:1", POOL_KIND_HEAVY);
-    pool_opts o = {.workers = 2, .chunk_items = 64};
+        items[i] = i == 100 ? once : "n:1";
+    seen s = seen_new(N);
     pool_stats st;
-    err e;
-    memset(r, 0, sizeof r);
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT_EQ(run((pool_opts){.workers = 2, .chunk_items = 64}, items, NULL, N, &s, &st), ERR_OK);
     int done = 0;
     for (int i = 0; i < N; i++)
-        done += r[i].state == POOL_DONE && r[i].n == 1;
+        done += s.r[i].state == POOL_DONE && s.r[i].n == 1;
     EXPECT_EQ(done, N);          /* nothing lost */
     EXPECT_EQ(st.worker_deaths, 1);
     EXPECT(st.retried >= 1 && st.retried <= 64 * 2);   /* only the dead worker's chunks */
-    check_invariant(&st, r, N);
+    check_counts(&s, &st, N);
+    free(s.r);
     unlink(marker);
 }
 
 static void test_item_that_always_kills(void)
 {
     enum { N = 130 };
-    static pool_item items[N];
-    static pool_result r[N];
     for (int i = 0; i < N; i++)
-        items[i] = item(i == 70 ? "die" : "n:2", POOL_KIND_HEAVY);
-    pool_opts o = {.workers = 2, .chunk_items = 64};
+        items[i] = i == 70 ? "die" : "n:2";
+    seen s = seen_new(N);
     pool_stats st;
-    err e;
-    memset(r, 0, sizeof r);
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o, &st, &e), ERR_OK);
+    EXPECT_EQ(run((pool_opts){.workers = 2, .chunk_items = 64}, items, NULL, N, &s, &st), ERR_OK);
     for (int i = 0; i < N; i++) {
         if (i == 70) {
-            EXPECT(r[i].state == POOL_ERROR);
-            EXPECT_STR(str_cstr(r[i].msg), S("worker died on this item: signal 9"));
+            EXPECT(s.r[i].state == POOL_ERROR);
+            EXPECT_STR(str_cstr(s.r[i].msg), S("worker died on this item: signal 9"));
         } else {
-            EXPECT(r[i].state == POOL_DONE && r[i].n == 2);
+            EXPECT(s.r[i].state == POOL_DONE && s.r[i].n == 2);
         }
     }
     EXPECT_EQ(st.worker_deaths, 2);   /* once in its chunk, once alone */
-    check_invariant(&st, r, N);
+    check_counts(&s, &st, N);
+    free(s.r);
 }
 
-static void test_timeout_leaves_pending(void)
+/* Once the deadline has passed, what was not counted is delivered
+ * PENDING, in order, and so is everything submitted later. */
+static void test_deadline(void)
 {
-    enum { N = 100 };
-    static pool_item items[N];
-    static pool_result r[N];
-    for (int i = 0; i < N; i++)
-        items[i] = item("sleep:30", POOL_KIND_HEAVY);
-    pool_opts o = {.workers = 2, .chunk_items = 4, .timeout_s = 0.3};
-    pool_stats st;
+    enum { N = 100, LATE = 20 };
+    for (int i = 0; i < N + LATE; i++)
+        items[i] = "sleep:30";
+    seen s = seen_new(N + LATE);
+    pool_opts o = {.workers = 2, .chunk_items = 4, .work = work, .deliver = deliver, .deliver_ctx = &s};
     err e;
-    memset(r, 0, sizeof r);
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o, &st, &e), ERR_OK);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    pool *p = pool_new(&o, &e);
+    REQUIRE(p);
+    for (int i = 0; i < N; i++) {
+        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY};
+        EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
+    }
+    /* the deadline comes once something is counted (and 3 s of sleeping
+     * are not) */
+    while (s.count == 0)
+        EXPECT_EQ(pool_pump(p), ERR_OK);
+    pool_set_deadline(p, os_now());
+    EXPECT_EQ(pool_flush(p), ERR_OK);
+    pool_stats st;
+    pool_stats_get(p, &st);
     EXPECT(st.done > 0);
     EXPECT(st.pending > 0);
     EXPECT_EQ(st.errors, 0);
-    EXPECT(secs < 2.0);   /* stopped at the budget, not after all 3 s of work */
-    check_invariant(&st, r, N);
-    /* a second pass counts exactly what was left */
-    pool_opts o2 = {.workers = 2, .chunk_items = 4};
-    pool_stats st2;
-    EXPECT_EQ(pool_run(items, N, r, work, NULL, &o2, &st2, &e), ERR_OK);
-    EXPECT_EQ(st2.pending, 0);
-    EXPECT_EQ(st2.done, st.pending);
+    EXPECT_EQ(st.done + st.pending, N);
+    EXPECT_EQ(st.workers, 0);   /* stopped at once */
+    for (int i = N; i < N + LATE; i++) {
+        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY};
+        EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
+    }
+    EXPECT_EQ(pool_flush(p), ERR_OK);
+    for (int i = N; i < N + LATE; i++)
+        EXPECT_EQ(s.r[i].state, POOL_PENDING);
+    pool_stats_get(p, &st);
+    check_counts(&s, &st, N + LATE);
+    pool_free(p);
+    free(s.r);
 }
 
-/* Windows: items that are the first member of bigger records (item_size),
- * counted a window at a time by the same workers; each window reported in
- * order with its results; a worker killed in one window is replaced and
- * the window completes; after the budget runs out, the remaining windows
- * are still reported, all pending. */
-typedef struct rec {
-    pool_item it;
-    int       extra;
-} rec;
-
-typedef struct seen_windows {
-    iz   next_first, windows, done, pending;
-    bool order_ok, values_ok;
-    pid_t pids[8];
-    int  npids;
-} seen_windows;
-
-static void on_window(void *ctx, iz first, iz n, pool_result *res)
+/* In-process counting with a deadline: nothing is counted after it. */
+static void test_deadline_in_process(void)
 {
-    seen_windows *s = ctx;
-    s->order_ok = s->order_ok && first == s->next_first;
-    s->next_first = first + n;
-    s->windows++;
-    for (iz k = 0; k < n; k++) {
-        if (res[k].state == POOL_PENDING) {
-            s->pending++;
-            continue;
-        }
-        s->done += res[k].state == POOL_DONE;
-        iz i = first + k;
-        if (i % 10 == 5) {   /* a "pid" item: which worker */
-            bool known = false;
-            for (int j = 0; j < s->npids; j++)
-                known = known || s->pids[j] == (pid_t)res[k].n;
-            if (!known && s->npids < 8)
-                s->pids[s->npids++] = (pid_t)res[k].n;
-        } else if (i != 77) {
-            s->values_ok = s->values_ok && res[k].n == i * 3;
-        }
-    }
-}
-
-static void test_windows(void)
-{
-    enum { N = 1000, W = 96 };
-    static rec items[N];
-    static pool_result res[W];
-    char flag[] = "/tmp/tally-pool-win-XXXXXX";
-    int fd = mkstemp(flag);
-    REQUIRE(fd >= 0);
-    close(fd);
-    remove(flag);
-    char die[128];
-    snprintf(die, sizeof die, "die-once:%s", flag);
-    for (int i = 0; i < N; i++) {
-        snprintf(numbers[i], sizeof numbers[i], "n:%d", i * 3);
-        items[i] = (rec){item(i % 10 == 5 ? "pid" : i == 77 ? die : numbers[i], POOL_KIND_HEAVY), -1};
-    }
-    seen_windows s = {.order_ok = true, .values_ok = true};
-    pool_opts o = {.workers = 2, .chunk_items = 8, .item_size = (iz)sizeof(rec), .window = W,
-                   .on_window = on_window, .window_ctx = &s};
-    pool_stats st;
-    err e;
-    EXPECT_EQ(pool_run(&items[0].it, N, res, work, NULL, &o, &st, &e), ERR_OK);
-    EXPECT(s.order_ok);
-    EXPECT(s.values_ok);
-    EXPECT_EQ(s.windows, (N + W - 1) / W);
-    EXPECT_EQ(s.done, N);
-    EXPECT_EQ(st.done, N);
-    EXPECT_EQ(st.pending, 0);
-    EXPECT_EQ(st.worker_deaths, 1);
-    /* the workers stay from window to window: two, plus the one replacing
-     * the killed worker */
-    EXPECT(s.npids >= 2 && s.npids <= 3);
-    remove(flag);
-
-    /* the budget runs out: every window is reported, the rest pending */
+    enum { N = 40 };
     for (int i = 0; i < N; i++)
-        items[i].it = item("sleep:5", POOL_KIND_HEAVY);
-    seen_windows t = {.order_ok = true, .values_ok = true};
-    o.window_ctx = &t;
-    o.timeout_s = 0.2;
-    EXPECT_EQ(pool_run(&items[0].it, N, res, work, NULL, &o, &st, &e), ERR_OK);
-    EXPECT(t.order_ok);
-    EXPECT_EQ(t.windows, (N + W - 1) / W);
-    EXPECT(t.pending > 0);
-    EXPECT_EQ(t.done + t.pending, N);
-    EXPECT_EQ(st.done + st.errors + st.pending, N);
-    EXPECT_EQ(st.pending, t.pending);
+        items[i] = "sleep:20";
+    seen s = seen_new(N);
+    pool_opts o = {.workers = 0, .work = work, .deliver = deliver, .deliver_ctx = &s};
+    err e;
+    pool *p = pool_new(&o, &e);
+    REQUIRE(p);
+    for (int i = 0; i < N; i++) {
+        if (i == 1)
+            pool_set_deadline(p, os_now());
+        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY};
+        EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
+    }
+    pool_stats st;
+    pool_stats_get(p, &st);
+    EXPECT_EQ(st.done, 1);
+    EXPECT_EQ(st.pending, N - 1);
+    EXPECT_EQ(s.r[N - 1].state, POOL_PENDING);
+    check_counts(&s, &st, N);
+    pool_free(p);
+    free(s.r);
 }
 
-/* A program the caller starts while the pool runs (here from on_window)
- * must not hold a worker's input open: pool_run returns while it still
- * runs (before, the pipes were inherited and pool_run waited for it). */
+/* The same two workers count batch after batch (forked once). */
+static void test_workers_forked_once(void)
+{
+    enum { ROUNDS = 6, PER = 256 };
+    seen s = seen_new(ROUNDS * PER);
+    pool_opts o = {.workers = 2, .chunk_items = 8, .work = work, .deliver = deliver, .deliver_ctx = &s};
+    err e;
+    pool *p = pool_new(&o, &e);
+    REQUIRE(p);
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int i = 0; i < PER; i++) {
+            pool_item it = {S("pid"), POOL_KIND_HEAVY};
+            EXPECT_EQ(pool_submit(p, &it, (u64)(r * PER + i)), ERR_OK);
+        }
+        EXPECT_EQ(pool_flush(p), ERR_OK);
+    }
+    /* at most the two first workers in every round (a busy machine may let
+     * one of them take every chunk), never the caller */
+    i64 pids[3] = {0};
+    int distinct = 0;
+    for (int i = 0; i < ROUNDS * PER; i++) {
+        bool known = false;
+        for (int k = 0; k < distinct; k++)
+            known = known || pids[k] == s.r[i].n;
+        if (!known && distinct < 3)
+            pids[distinct++] = s.r[i].n;
+        EXPECT(s.r[i].n != getpid());
+    }
+    EXPECT(distinct >= 1 && distinct <= 2);
+    pool_stats st;
+    pool_stats_get(p, &st);
+    EXPECT_EQ(st.worker_deaths, 0);
+    check_counts(&s, &st, ROUNDS * PER);
+    pool_free(p);
+    free(s.r);
+}
+
+/* The stop flag: ERR_STOPPED, nothing more delivered, the workers gone. */
+static volatile sig_atomic_t stop_flag;
+
+static void stop_deliver(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
+{
+    deliver(ctx, tag, it, r);
+    if (tag == 50)
+        stop_flag = 1;
+}
+
+static void test_stop_flag(void)
+{
+    enum { N = 400 };
+    seen s = seen_new(N);
+    stop_flag = 0;
+    pool_opts o = {.workers = 2, .chunk_items = 4, .work = work, .deliver = stop_deliver, .deliver_ctx = &s,
+                   .stop = &stop_flag};
+    err e;
+    pool *p = pool_new(&o, &e);
+    REQUIRE(p);
+    int rc = ERR_OK;
+    for (int i = 0; i < N && rc == ERR_OK; i++) {
+        pool_item it = {S("n:1"), POOL_KIND_HEAVY};
+        rc = pool_submit(p, &it, (u64)i);
+    }
+    if (rc == ERR_OK)
+        rc = pool_flush(p);
+    EXPECT_EQ(rc, ERR_STOPPED);
+    EXPECT_EQ(s.count, 51);   /* tags 0..50, then nothing */
+    EXPECT(s.order_ok);
+    pool_stats st;
+    pool_stats_get(p, &st);
+    EXPECT_EQ(st.workers, 0);
+    EXPECT_EQ(pool_flush(p), ERR_STOPPED);
+    pool_free(p);
+    free(s.r);
+}
+
+/* A program the caller starts while the pool runs (here from the deliver
+ * callback) must not hold a worker's socket open: pool_free returns while
+ * it still runs. */
 static pid_t spawned;
 
-static void spawn_on_first(void *ctx, iz first, iz n, pool_result *res)
+static void spawn_on_first(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
 {
-    (void)ctx;
-    (void)n;
-    (void)res;
-    if (first == 0) {
+    deliver(ctx, tag, it, r);
+    if (tag == 0) {
         char *argv[] = {(char *)"sleep", (char *)"5", NULL};
         if (posix_spawnp(&spawned, "sleep", NULL, NULL, argv, environ) != 0)
             spawned = 0;
@@ -393,21 +540,25 @@ static void spawn_on_first(void *ctx, iz first, iz n, pool_result *res)
 static void test_spawned_program_does_not_hold_workers(void)
 {
     enum { N = 64 };
-    static pool_item items[N];
-    static pool_result res[16];
-    for (int i = 0; i < N; i++)
-        items[i] = item("n:1", POOL_KIND_HEAVY);
-    pool_opts o = {.workers = 2, .chunk_items = 4, .window = 16, .on_window = spawn_on_first};
-    pool_stats st;
-    err e;
+    seen s = seen_new(N);
     spawned = 0;
-    EXPECT_EQ(pool_run(items, N, res, work, NULL, &o, &st, &e), ERR_OK);
+    pool_opts o = {.workers = 2, .chunk_items = 4, .work = work, .deliver = spawn_on_first, .deliver_ctx = &s};
+    err e;
+    pool *p = pool_new(&o, &e);
+    REQUIRE(p);
+    for (int i = 0; i < N; i++) {
+        pool_item it = {S("n:1"), POOL_KIND_HEAVY};
+        EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
+    }
+    EXPECT_EQ(pool_flush(p), ERR_OK);
+    pool_free(p);
     REQUIRE(spawned > 0);
-    EXPECT_EQ(st.done, N);
-    /* the program is still running: pool_run did not wait for it */
+    EXPECT_EQ(s.count, N);
+    /* the program is still running: nothing waited for it */
     EXPECT_EQ(waitpid(spawned, NULL, WNOHANG), 0);
     kill(spawned, SIGKILL);
     waitpid(spawned, NULL, 0);
+    free(s.r);
 }
 
 static bool process_alive(pid_t pid)
@@ -425,11 +576,12 @@ static bool process_alive(pid_t pid)
     return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
 }
 
-static void record_pid_work(void *ctx, const pool_item *it, pool_result *r)
+static void record_pid_work(void *ctx, const pool_item *it, double deadline, pool_result *r)
 {
     /* each worker writes its pid once, then works slowly */
     const char *path = ctx;
     static bool written;
+    (void)deadline;
     if (!written) {
         FILE *f = fopen(path, "a");
         if (f) {
@@ -443,6 +595,23 @@ static void record_pid_work(void *ctx, const pool_item *it, pool_result *r)
     r->state = POOL_DONE;
 }
 
+/* Reads up to 2 pids from path, waiting (a minute at most) for them. */
+static int read_pids(const char *path, pid_t pids[2])
+{
+    int np = 0;
+    for (int t = 0; t < 3000 && np < 2; t++) {
+        test_sleep_ms(20);
+        np = 0;
+        FILE *f = fopen(path, "r");
+        int x;
+        while (f && np < 2 && fscanf(f, "%d", &x) == 1)
+            pids[np++] = x;
+        if (f)
+            fclose(f);
+    }
+    return np;
+}
+
 static void test_no_orphans_and_sigint(void)
 {
     char path[64];
@@ -452,25 +621,17 @@ static void test_no_orphans_and_sigint(void)
     pid_t child = fork();
     REQUIRE(child >= 0);
     if (child == 0) {
-        enum { N = 400 };
-        static pool_item items[N];
-        static pool_result r[N];
-        for (int i = 0; i < N; i++)
-            items[i] = item("x", POOL_KIND_HEAVY);
-        pool_opts o = {.workers = 2, .chunk_items = 1};
+        pool_opts o = {.workers = 2, .chunk_items = 1, .work = record_pid_work, .work_ctx = path};
         err e;
-        pool_run(items, N, r, record_pid_work, path, &o, NULL, &e);
+        pool *p = pool_new(&o, &e);
+        for (int i = 0; p && i < 100000; i++) {
+            pool_item it = {S("x"), POOL_KIND_HEAVY};
+            pool_submit(p, &it, (u64)i);
+        }
         _exit(0);
     }
-    test_sleep_ms(400);
     pid_t pids[2] = {0, 0};
-    int np = 0;
-    FILE *f = fopen(path, "r");
-    REQUIRE(f);
-    int x;
-    while (np < 2 && fscanf(f, "%d", &x) == 1)
-        pids[np++] = x;
-    fclose(f);
+    int np = read_pids(path, pids);
     EXPECT_EQ(np, 2);
     /* SIGINT is for the parent to decide: workers ignore it */
     for (int k = 0; k < np; k++)
@@ -482,7 +643,7 @@ static void test_no_orphans_and_sigint(void)
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
     bool gone = false;
-    for (int t = 0; t < 50 && !gone; t++) {
+    for (int t = 0; t < 3000 && !gone; t++) {
         test_sleep_ms(20);
         gone = true;
         for (int k = 0; k < np; k++)
@@ -504,11 +665,15 @@ int main(void)
     RUN(test_every_worker_gets_chunks);
     RUN(test_in_process_never_forks);
     RUN(test_mixed_order);
-    RUN(test_per_item_errors);
+    RUN(test_per_item_outcomes);
+    RUN(test_small_ring_and_inline);
+    RUN(test_label_bounds);
     RUN(test_worker_killed_mid_chunk);
     RUN(test_item_that_always_kills);
-    RUN(test_timeout_leaves_pending);
-    RUN(test_windows);
+    RUN(test_deadline);
+    RUN(test_deadline_in_process);
+    RUN(test_workers_forked_once);
+    RUN(test_stop_flag);
     RUN(test_spawned_program_does_not_hold_workers);
     RUN(test_no_orphans_and_sigint);
     RUN(test_cpus);

@@ -47,6 +47,7 @@ const char *err_code_name(int code)
     case ERR_INVALID:     return "invalid";
     case ERR_LIMIT:       return "limit reached";
     case ERR_TEMPLATE:    return "template error";
+    case ERR_STOPPED:     return "stopped";
     }
     return "unknown error";
 }

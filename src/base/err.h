@@ -16,6 +16,7 @@ enum {
     ERR_INVALID,    /* well-formed but inconsistent (unknown token in a merge, ...) */
     ERR_LIMIT,      /* an input-driven limit was reached */
     ERR_TEMPLATE,   /* a template raised an exception (Jinja2 / Python class in hand) */
+    ERR_STOPPED,    /* the caller asked to stop (a signal) */
 };
 
 enum { ERR_MSG_MAX = 512 };

@@ -519,7 +519,7 @@ static int select_template(const chat_tmpl *ct, const json *chat_template, bool 
 enum { PREFETCH_TREE = 256 << 10 };
 
 static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opts *o, arena *scratch,
-                  buf *out, tmpl_error *te)
+                  buf *out, tmpl_error *te, chat_render_info *info)
 {
     if (!prompt || prompt->type != JSON_OBJ)
         return fail_with(te, "TypeError", ERR_TEMPLATE, "input line must be a JSON object");
@@ -587,6 +587,8 @@ static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opt
         if (!prog)
             return compile_error(te, &ce, &d);
     }
+    if (info)
+        info->reads_tools = one ? one->var_sym[1] > 0 : tmpl_sym_find(prog, S("tools")) >= 0;
 
     /* render(messages=, tools=, documents=, add_generation_prompt=,
      * **{**special, **kwargs}): a special token named like one of the four
@@ -619,6 +621,14 @@ static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opt
 int chat_render_prompt(const chat_tmpl *ct, const json *prompt, const tmpl_render_opts *o,
                        arena *scratch, buf *out, tmpl_error *te)
 {
+    return chat_render_prompt_info(ct, prompt, o, scratch, out, te, NULL);
+}
+
+int chat_render_prompt_info(const chat_tmpl *ct, const json *prompt, const tmpl_render_opts *o,
+                            arena *scratch, buf *out, tmpl_error *te, chat_render_info *info)
+{
+    if (info)
+        info->reads_tools = false;
     arena_mark m = arena_save(scratch);
     iz len0 = out->len;
     memset(te, 0, sizeof(*te));
@@ -628,7 +638,7 @@ int chat_render_prompt(const chat_tmpl *ct, const json *prompt, const tmpl_rende
      * may run the scratch arena out: that is this item's ERR_NOMEM. */
     scratch->oom = &jb;
     if (setjmp(jb) == 0)
-        rc = render(ct, prompt, o, scratch, out, te);
+        rc = render(ct, prompt, o, scratch, out, te, info);
     else
         rc = fail_with(te, NULL, ERR_NOMEM, "out of memory rendering the chat template");
     scratch->oom = prev;

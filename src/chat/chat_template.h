@@ -102,6 +102,22 @@ const tmpl_var *chat_tmpl_special(const chat_tmpl *ct, i32 *n);
 int chat_render_prompt(const chat_tmpl *ct, const json *prompt, const tmpl_render_opts *o,
                        arena *scratch, buf *out, tmpl_error *te);
 
+/* The scratch memory one render (or one count) may use: a template that
+ * builds more fails with out of memory, far above any real one. */
+#define CHAT_SCRATCH_MAX ((iz)2 << 30)
+
+/* What chat_render_prompt_info found besides the rendering. */
+typedef struct chat_render_info {
+    /* The template chosen mentions the variable `tools` (false when none
+     * could be chosen or compiled): a prompt's tools reach the count only
+     * through a template that reads them. */
+    bool reads_tools;
+} chat_render_info;
+
+/* chat_render_prompt, also filling `info` (may be NULL). */
+int chat_render_prompt_info(const chat_tmpl *ct, const json *prompt, const tmpl_render_opts *o,
+                            arena *scratch, buf *out, tmpl_error *te, chat_render_info *info);
+
 /* Python's bool() of a JSON value (null, false, 0, 0.0, "", [], {} are
  * false), which apply_chat_template applies to some of its parameters. */
 bool chat_json_truthy(const json *v);

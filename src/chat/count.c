@@ -20,6 +20,7 @@ struct count_model {
     const char *baseline_error;
     i64        now;
     bool       no_piece_cache;
+    double     render_budget_s;
 };
 
 struct count_work {
@@ -28,6 +29,7 @@ struct count_work {
     arena     scratch;
     buf       text;     /* a rendering or a fallback text */
     buf       tmpl_tmp; /* the renders' string buffer (tmpl_render_opts.tmp) */
+    double    deadline; /* the caller's (count_work_set_deadline), 0 = none */
 };
 
 const char *count_kind_name(count_kind k)
@@ -214,11 +216,11 @@ static int count_text_into(count_work *w, str text, count_result *r)
 /* Renders a prompt object through the chat layer into w->text. Returns
  * ERR_OK, ERR_TEMPLATE with te->exc set (a Python exception: the caller
  * falls back), or one of our own codes. */
-static int render(count_work *w, const json *prompt, tmpl_error *te)
+static int render(count_work *w, const json *prompt, tmpl_error *te, chat_render_info *info)
 {
     tmpl_render_opts o = {.now = w->m->now, .tmp = &w->tmpl_tmp};
     w->text.len = 0;
-    int rc = chat_render_prompt(w->m->ct, prompt, &o, &w->scratch, &w->text, te);
+    int rc = chat_render_prompt_info(w->m->ct, prompt, &o, &w->scratch, &w->text, te, info);
     if (rc != ERR_OK && te->exc)
         return ERR_TEMPLATE;
     return rc;
@@ -270,7 +272,7 @@ static int count_message(count_work *w, const count_input *in, count_result *r)
     jset(prompt, S("add_generation_prompt"), jbool(a, false));
 
     tmpl_error te;
-    int rc = render(w, prompt, &te);
+    int rc = render(w, prompt, &te, NULL);
     if (rc == ERR_OK) {
         rc = count_text_into(w, buf_view(&w->text), r);
         if (rc != ERR_OK)
@@ -372,7 +374,9 @@ static int count_prompt(count_work *w, const count_input *in, count_result *r)
     jset(prompt, S("chat_template_kwargs"), kwargs);
 
     tmpl_error te;
-    int rc = render(w, prompt, &te);
+    chat_render_info info;
+    int rc = render(w, prompt, &te, &info);
+    r->tools_unread = chat_json_truthy(tools) && !info.reads_tools;
     if (rc == ERR_OK)
         return count_text_into(w, buf_view(&w->text), r);
     if (rc != ERR_TEMPLATE)
@@ -396,6 +400,7 @@ int count_item(count_work *w, const count_input *in, count_result *r)
     r->code = ERR_OK;
     r->n = 0;
     r->fallback = NULL;
+    r->tools_unread = false;
     r->msg[0] = 0;
     arena_mark mark = arena_save(&w->scratch);
     jmp_buf jb;
@@ -465,7 +470,7 @@ static void compute_baseline(count_model *m)
         err e = {0};
         json *p = json_parse(&w->scratch, str_cstr(src[k]), NULL, &e);
         tmpl_error te;
-        int rc = p ? render(w, p, &te) : ERR_NOMEM;
+        int rc = p ? render(w, p, &te, NULL) : ERR_NOMEM;
         count_result r = {0};
         if (rc == ERR_OK)
             rc = count_text_into(w, buf_view(&w->text), &r);
@@ -513,6 +518,7 @@ count_model *count_model_load(const char *path, const count_model_opts *o, err *
     arena_init(&m->perm, 0);
     m->now = o ? o->now : 0;
     m->no_piece_cache = o && o->no_piece_cache;
+    m->render_budget_s = o && o->render_budget_s > 0 ? o->render_budget_s : COUNT_RENDER_BUDGET_S;
     m->t = tok_load(path, e);
     if (!m->t) {
         count_model_free(m);
@@ -554,11 +560,16 @@ count_work *count_work_new(const count_model *m)
         return NULL;
     }
     /* a generous cap: one item's renders and JSON, far above any real one */
-    arena_init(&w->scratch, (iz)2 << 30);
+    arena_init(&w->scratch, CHAT_SCRATCH_MAX);
     /* the first MiB stays across items (count_item restores to a mark in
      * it), so small items never go back to malloc */
     arena_reserve(&w->scratch, 1 << 20);
     return w;
+}
+
+void count_work_set_deadline(count_work *w, double deadline)
+{
+    w->deadline = deadline;
 }
 
 void count_work_forget_pieces(count_work *w)

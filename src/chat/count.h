@@ -23,7 +23,15 @@ typedef struct count_model_opts {
     const char *chat_template_file;  /* render with this file, or NULL */
     i64         now;                 /* strftime_now's clock (seconds, UTC) */
     bool        no_piece_cache;      /* work areas without tok_count's piece cache */
+    /* Seconds one render may take (0 = COUNT_RENDER_BUDGET_S): past it the
+     * render stops and the item is an error saying so. */
+    double      render_budget_s;
+    /* os_now() time past which the framing renders at load stop (0 = none):
+     * they then fail as a template failure does (prefix_len = baseline = 0). */
+    double      load_deadline;
 } count_model_opts;
+
+enum { COUNT_RENDER_BUDGET_S = 5 };   /* no real template comes near it */
 
 /* Loads `path` (a folder with tokenizer.json and tokenizer_config.json, or
  * a tokenizer.json path) and computes the message framing at load, as
@@ -49,6 +57,10 @@ count_work *count_work_new(const count_model *m);
 void        count_work_free(count_work *w);
 /* Forgets what the tokenizer remembered of earlier items (tok_work_forget_pieces). */
 void        count_work_forget_pieces(count_work *w);
+/* From `deadline` on (os_now() clock; 0 = none) count_item stops a render
+ * it is in and returns ERR_STOPPED: the caller's budget (a drain's) ran
+ * out, which is not an error of the item. */
+void        count_work_set_deadline(count_work *w, double deadline);
 
 /* The kinds. */
 typedef enum count_kind {
@@ -88,14 +100,18 @@ typedef struct count_result {
      * (compact JSON of the prompt; the joined message parts): the Python
      * class of the failure ("TypeError", ...), else NULL. */
     const char *fallback;
+    /* A prompt with tools (not empty) whose template never reads `tools`,
+     * or that has no template: the tools are not in a rendered count. */
+    bool tools_unread;
     char msg[ERR_MSG_MAX];     /* the error, or with a fallback the render's error */
 } count_result;
 
 /* Counts one item; never affects another. Returns r->code. An item that
  * cannot be counted at all (invalid UTF-8 in a text, ids that are not an
- * array of ints, a limit, out of memory) has code != ERR_OK and a message
- * naming what and where. A failed render is not such an error: the count
- * is then upstream's fallback, with r->fallback set. */
+ * array of ints, a limit such as the render's time budget, out of memory)
+ * has code != ERR_OK and a message naming what and where; ERR_STOPPED
+ * when the work's deadline stopped it. A failed render is not such an
+ * error: the count is then upstream's fallback, with r->fallback set. */
 int count_item(count_work *w, const count_input *in, count_result *r);
 
 #endif

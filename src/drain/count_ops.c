@@ -13,6 +13,7 @@ typedef struct scratch {
     count_work *w;
     arena       a;     /* the parsed payload and the shapes' values, per item */
     arena_mark  base;  /* a block kept across items: no malloc/free per item */
+    buf         label; /* the id's JSON text */
 } scratch;
 
 static void *ops_scratch_new(void *ctx)
@@ -39,17 +40,31 @@ static void ops_scratch_free(void *ctx, void *p)
         return;
     count_work_free(s->w);
     arena_fini(&s->a);
+    buf_free(&s->label);
     free(s);
 }
 
-static void ops_work(void *ctx, void *p, const pool_item *it, pool_result *r)
+/* Writes the id into r->label; false when it does not fit. */
+static bool set_label(scratch *s, const json *id, pool_result *r)
+{
+    r->label[0] = 0;
+    if (!id)
+        return true;
+    s->label.len = 0;
+    json_write(&s->label, id);
+    if (s->label.failed || s->label.len >= POOL_LABEL_MAX)
+        return false;
+    memcpy(r->label, s->label.data, (size_t)s->label.len);
+    r->label[s->label.len] = 0;
+    return true;
+}
+
+static void ops_work(void *ctx, void *p, const pool_item *it, double deadline, pool_result *r)
 {
     count_ops_ctx *c = ctx;
     scratch *s = p;
+    pool_result_clear(r);
     r->state = POOL_ERROR;
-    r->fallback = 0;
-    r->n = 0;
-    r->msg[0] = 0;
     err je = {0};
     json *v = json_parse(&s->a, it->payload, NULL, &je);
     if (!v) {
@@ -58,27 +73,56 @@ static void ops_work(void *ctx, void *p, const pool_item *it, pool_result *r)
     }
     shapes_item si;
     int st = shapes_input(&s->a, v, c->want, &si, &je);
+    if (!set_label(s, si.id, r)) {   /* shapes_input finds the id first */
+        snprintf(r->msg, sizeof r->msg, "its id is longer than %d bytes of JSON", POOL_LABEL_MAX - 1);
+        goto out;
+    }
     if (st == SHAPES_ERROR) {
         snprintf(r->msg, sizeof r->msg, "%s", je.msg);
         goto out;
     }
     if (st == SHAPES_SKIP) {
-        snprintf(r->msg, sizeof r->msg, "nothing to count: %s", si.skip);
+        r->state = POOL_SKIPPED;
+        snprintf(r->msg, sizeof r->msg, "%s", si.skip);
         goto out;
     }
     count_result cr;
-    if (count_item(s->w, &si.in, &cr) != ERR_OK) {
+    count_work_set_deadline(s->w, deadline);
+    int rc = count_item(s->w, &si.in, &cr);
+    if (rc == ERR_STOPPED) {
+        r->state = POOL_PENDING;
+        goto out;
+    }
+    if (rc != ERR_OK) {
         snprintf(r->msg, sizeof r->msg, "%s", cr.msg);
         goto out;
     }
     r->state = POOL_DONE;
+    r->kind = (u8)si.in.kind;
+    r->flags = cr.tools_unread ? COUNT_OPS_TOOLS_UNREAD : 0;
     r->n = cr.n;
     if (cr.fallback) {
-        r->fallback = COUNT_OPS_FALLBACK;
-        snprintf(r->msg, sizeof r->msg, "%s\t%s", cr.fallback, cr.msg);
+        snprintf(r->cls, sizeof r->cls, "%s", cr.fallback);
+        snprintf(r->msg, sizeof r->msg, "%s", cr.msg);
     }
 out:
     arena_restore(&s->a, s->base);
+}
+
+bool count_ops_label(str payload, buf *out)
+{
+    arena a;
+    arena_init(&a, 0);
+    err je = {0};
+    json *v = json_parse(&a, payload, NULL, &je);
+    shapes_item si = {0};
+    if (v)
+        shapes_input(&a, v, SHAPES_AUTO, &si, &je);
+    bool found = si.id != NULL;
+    if (found)
+        json_write(out, si.id);
+    arena_fini(&a);
+    return found;
 }
 
 void count_ops_init(dq_ops *ops, count_ops_ctx *c)
@@ -87,16 +131,4 @@ void count_ops_init(dq_ops *ops, count_ops_ctx *c)
     ops->scratch_new = ops_scratch_new;
     ops->scratch_free = ops_scratch_free;
     ops->work = ops_work;
-}
-
-void count_ops_fallback_class(const pool_result *r, char *cls, iz cap)
-{
-    if (cap <= 0)
-        return;
-    cls[0] = 0;
-    if (r->state != POOL_DONE || r->fallback != COUNT_OPS_FALLBACK)
-        return;
-    const char *tab = strchr(r->msg, '\t');
-    iz n = tab ? (iz)(tab - r->msg) : (iz)strlen(r->msg);
-    snprintf(cls, (size_t)cap, "%.*s", (int)n, r->msg);
 }

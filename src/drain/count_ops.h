@@ -10,13 +10,20 @@
 #include "../chat/count.h"
 #include "queue.h"
 
-/* A pool_result of these ops:
- *   POOL_DONE:  n = the count; fallback = COUNT_OPS_FALLBACK when it is
- *               upstream's fallback, and msg = "<Class>\t<render error>";
- *               else fallback = 0 and msg empty.
- *   POOL_ERROR: msg = why the item cannot be counted (invalid JSON, a
- *               field of the wrong type, a value with nothing to count). */
-enum { COUNT_OPS_FALLBACK = 1 };
+/* What a pool_result of these ops holds:
+ *   POOL_DONE:    kind = the count_kind counted, n = the count; when the
+ *                 count is upstream's fallback, cls = the Python class of
+ *                 the failed render and msg = "<Class>: <its message>";
+ *   POOL_SKIPPED: msg = why upstream counts nothing in it (an event that
+ *                 triggers no count, an empty text, ...);
+ *   POOL_ERROR:   msg = why it cannot be counted (invalid JSON, a field of
+ *                 the wrong type, a limit, ...);
+ *   POOL_PENDING: the deadline passed while it was being counted;
+ * flags COUNT_OPS_TOOLS_UNREAD when count.h's tools_unread holds,
+ * and in every state label = the item's id as JSON text (its "id" field,
+ * else an event's "sample_uuid"), "" when it has none. An id longer than
+ * POOL_LABEL_MAX - 1 bytes of JSON makes the item an error. */
+enum { COUNT_OPS_TOOLS_UNREAD = 1 };
 
 typedef struct count_ops_ctx {
     const count_model *model;
@@ -24,11 +31,11 @@ typedef struct count_ops_ctx {
 } count_ops_ctx;
 
 /* Fills ops->ctx, scratch_new, scratch_free and work; the caller sets
- * record, fail and rctx. `c` must outlive the queue. */
+ * record, fail, expire and rctx. `c` must outlive the queue. */
 void count_ops_init(dq_ops *ops, count_ops_ctx *c);
 
-/* The fallback class of a POOL_DONE result into `cls` (size `cap`), or ""
- * when it is not a fallback. */
-void count_ops_fallback_class(const pool_result *r, char *cls, iz cap);
+/* Appends the id of `payload` (as the work finds it) to `out` as JSON text,
+ * for an item the work never saw (expired); false when it has none. */
+bool count_ops_label(str payload, buf *out);
 
 #endif

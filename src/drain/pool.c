@@ -1,31 +1,35 @@
-/* pool.c - the drain's process pool (pool.h): chunks dealt to forked
- * workers over pipes, the next chunk to the first worker with room
- * (work-conserving), results read back as they come, dead workers replaced
- * and their chunks retried one item at a time.
+/* pool.c - the drain's process pool (pool.h): workers forked once, items
+ * copied into a ring shared with them, chunks dealt over socket pairs to
+ * the first worker with room (work-conserving), results read back as they
+ * come and delivered in submission order, dead workers replaced and their
+ * items retried one at a time.
  *
  * Wire format (native byte order; both ends are the same binary):
- *   parent -> worker, one chunk:  u32 count, then count u64 item indexes
- *   worker -> parent, per item:   u64 index, u8 state, u8 fallback, i64 n,
- *                                 u16 msglen, msglen bytes
- * A worker is forked inside pool_run, after the caller filled `items`, and
- * nothing changes them until pool_run returns: the worker reads each item
- * (and its payload) from its copy-on-write copy of the caller's memory, so
- * only indexes go down the pipe, never the payloads.
- * The parent never blocks on a pipe: its ends are non-blocking and polled,
- * so a worker busy writing results can never deadlock with a parent busy
- * writing a chunk. */
+ *   parent -> worker, one chunk:  u32 count, f64 deadline, then per item
+ *                                 u64 seq, u8 kind, u8 inline, u64 off,
+ *                                 u64 len (and, inline, len bytes)
+ *   worker -> parent, per item:   u64 seq, u8 state, u8 kind, u8 flags, i64 n,
+ *                                 u16 cls, msg and label lengths, their bytes
+ * An item's payload lies in the ring at `off` (a ring offset) unless it is
+ * inline. The parent writes the ring before it sends the descriptor, and
+ * reuses those bytes only after the item is delivered, which needs its
+ * result (or the workers killed): a worker never reads bytes being changed.
+ * The parent never blocks on a socket: its ends are non-blocking and
+ * polled, so a worker busy writing results can never deadlock with a
+ * parent busy writing a chunk. */
 #define _GNU_SOURCE
 #include "pool.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,57 +37,79 @@
 #include "../base/buf.h"
 #include "../base/os.h"
 
-enum { MAX_WORKERS = 256, MAX_IN_FLIGHT = 8 };
+enum { MAX_IN_FLIGHT = 8, TEXT_CHUNK_MAX_ITEMS = 4096, RESULT_HEAD = 8 + 1 + 1 + 1 + 8 + 2 + 2 + 2,
+       ITEM_HEAD = 8 + 1 + 1 + 8 + 8, CHUNK_HEAD = 4 + 8 };
 
-typedef struct chunk {
-    iz   first;       /* into the pool's index array */
-    iz   n;
-    bool retry;       /* a one-item retry after a worker died */
-} chunk;
+typedef struct chunk chunk;
+
+/* An item submitted and not yet delivered. */
+typedef struct slot {
+    u64    tag;
+    u64    vpos;          /* the ring position of its payload (see ring_alloc) */
+    iz     len;
+    u8    *copy;          /* an inline item's bytes (ours), else NULL */
+    const u8 *borrowed;   /* the caller's bytes, while pool_submit runs (in-process) */
+    chunk *ch;            /* the chunk that holds it now, while it waits */
+    u8     kind;
+    bool   have;          /* its result is in */
+    bool   retried;       /* it is (or was) in a one-item retry chunk */
+    u8     state, rkind, flags;
+    i64    n;
+    char  *text;          /* "cls\0msg\0label\0" when any is non-empty (malloc) */
+} slot;
+
+struct chunk {
+    chunk *next;          /* in the ready list */
+    iz     n, left;       /* items, and items without a result */
+    iz     bytes;
+    bool   retry;
+    u64    seq[];
+};
 
 typedef struct worker {
-    pid_t pid;
-    int   to_fd, from_fd;      /* parent's ends */
-    buf   out;                 /* bytes not yet written */
-    iz    out_off;
-    buf   in;                  /* bytes read, not yet parsed */
-    iz    flight[MAX_IN_FLIGHT];   /* chunk ids, oldest first */
-    int   nflight;
-    bool  alive;
+    pid_t  pid;
+    int    fd;            /* the parent's end of the socket pair */
+    buf    out;           /* bytes not yet sent */
+    iz     out_off;
+    buf    in;            /* bytes received, not yet parsed */
+    chunk *flight[MAX_IN_FLIGHT];   /* oldest first */
+    int    nflight;
+    bool   alive;
 } worker;
 
-typedef struct pool {
-    const pool_item *items;
-    iz               stride;   /* bytes from one item to the next */
-    pool_result     *res;      /* the window's results: item i at res[i - base] */
-    iz               base, wn; /* the window: items [base, base + wn) */
-    pool_work_fn     fn;
-    void            *ctx;
-    const pool_opts *o;
-    pool_stats      *st;
-    iz    *order;              /* item indexes, chunk by chunk */
-    iz     norder, corder;
-    chunk *chunks;
-    iz     nchunks, cchunks;
-    iz    *queue;              /* chunk ids waiting, a ring */
-    iz     qhead, qlen, qcap;
-    worker w[MAX_WORKERS];
+struct pool {
+    pool_opts o;
+    int    in_flight;
+    iz     chunk_items, chunk_bytes;
+    /* the ring: positions grow without bound; byte vpos is ring[vpos % cap] */
+    u8    *ring;
+    iz     ring_cap;
+    u64    head_v, tail_v;
+    /* the window of slots: seq s is slots[s & mask] */
+    slot  *slots;
+    u64    mask;
+    u64    seq_base, seq_next;   /* undelivered items are [seq_base, seq_next) */
+    chunk *open[3];              /* being filled, by kind (TEXT, HEAVY) */
+    chunk *ready, *ready_tail;   /* waiting for a worker, a FIFO */
+    worker w[POOL_MAX_WORKERS];
     int    nw;
-    double start, deadline, next_progress;
+    bool   in_process;           /* count here (no workers, or they failed) */
+    bool   expired, stopped;
+    double deadline;
+    pool_stats st;
     pid_t  parent;
-} pool;
-
-static inline const pool_item *item_at(const pool *p, iz i)
-{
-    return (const pool_item *)(const void *)((const u8 *)p->items + i * p->stride);
-}
-
-static inline pool_result *res_at(const pool *p, iz i)
-{
-    return &p->res[i - p->base];
-}
+    pool_result r;               /* scratch for a result being made or delivered */
+};
 
 /* ---- small helpers -------------------------------------------------------- */
+
+void pool_result_clear(pool_result *r)
+{
+    r->state = POOL_PENDING;
+    r->kind = r->flags = 0;
+    r->n = 0;
+    r->cls[0] = r->msg[0] = r->label[0] = 0;
+}
 
 static void set_msg(pool_result *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static void set_msg(pool_result *r, const char *fmt, ...)
@@ -94,60 +120,104 @@ static void set_msg(pool_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
-static bool grow(void **p, iz *cap, iz need, iz size)
+static inline slot *slot_of(pool *p, u64 seq) { return &p->slots[seq & p->mask]; }
+
+static bool past_deadline(const pool *p)
 {
-    if (need <= *cap)
-        return true;
-    iz c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)(c * size));
-    if (!q)
+    return p->deadline > 0 && os_now() >= p->deadline;
+}
+
+/* A result from the work function as the pool keeps it: a PENDING result
+ * is one only when the deadline has passed. */
+static void sanitize(pool *p, pool_result *r)
+{
+    if (r->state > POOL_ERROR || (r->state == POOL_PENDING && !past_deadline(p))) {
+        r->state = POOL_ERROR;
+        set_msg(r, "the work function left the item uncounted");
+    }
+}
+
+/* Stores result r (its strings of the given lengths) in slot s. */
+static void slot_set(pool *p, slot *s, u8 state, u8 kind, u8 flags, i64 n, const char *cls, iz cl,
+                     const char *msg, iz ml, const char *label, iz ll)
+{
+    s->have = true;
+    s->state = state;
+    s->rkind = kind;
+    s->flags = flags;
+    s->n = n;
+    free(s->text);
+    s->text = NULL;
+    if (cl || ml || ll) {
+        s->text = malloc((size_t)(cl + ml + ll + 3));
+        if (s->text) {
+            char *t = s->text;
+            memcpy(t, cls, (size_t)cl);
+            t[cl] = 0;
+            memcpy(t + cl + 1, msg, (size_t)ml);
+            t[cl + 1 + ml] = 0;
+            memcpy(t + cl + ml + 2, label, (size_t)ll);
+            t[cl + ml + 2 + ll] = 0;
+        } else if (state == POOL_DONE && cl) {
+            /* no memory for its texts: a fallback must not pass for a plain count */
+            s->state = POOL_ERROR;
+        }
+    }
+    if (s->ch)
+        s->ch->left--;   /* a chunk with none left is retired by its worker */
+    s->ch = NULL;
+    (void)p;
+}
+
+static void slot_set_result(pool *p, slot *s, const pool_result *r)
+{
+    slot_set(p, s, r->state, r->kind, r->flags, r->n, r->cls, (iz)strnlen(r->cls, POOL_CLS_MAX - 1), r->msg,
+             (iz)strnlen(r->msg, POOL_MSG_MAX - 1), r->label, (iz)strnlen(r->label, POOL_LABEL_MAX - 1));
+}
+
+static str slot_payload(const pool *p, const slot *s)
+{
+    if (s->borrowed)
+        return str_from(s->borrowed, s->len);
+    if (s->copy || s->len == 0)
+        return str_from(s->copy, s->len);
+    return str_from(p->ring + (s->vpos % (u64)p->ring_cap), s->len);
+}
+
+/* ---- the ring ------------------------------------------------------------- */
+
+/* Room for len bytes in one piece: a piece never wraps, so the end of the
+ * ring is skipped when it is too short. Returns false when full. */
+static bool ring_alloc(pool *p, iz len, u64 *vpos)
+{
+    u64 cap = (u64)p->ring_cap;
+    u64 used = p->head_v - p->tail_v;
+    u64 phys = p->head_v % cap;
+    u64 skip = phys + (u64)len > cap ? cap - phys : 0;
+    if (used + skip + (u64)len > cap)
         return false;
-    *p = q;
-    *cap = c;
+    p->head_v += skip;
+    *vpos = p->head_v;
+    p->head_v += (u64)len;
     return true;
 }
 
-static void record(pool *p, iz idx, const pool_result *r)
+/* After deliveries: the ring's tail is the oldest payload still held. */
+static void ring_release(pool *p)
 {
-    if (idx < p->base || idx >= p->base + p->wn)
-        return;
-    pool_result *dst = res_at(p, idx);
-    if (dst->state != POOL_PENDING)
-        return;
-    *dst = *r;
-    if (r->state == POOL_DONE) {
-        p->st->done++;
-        if (r->fallback)
-            p->st->fallbacks++;
-    } else {
-        p->st->errors++;
+    for (u64 s = p->seq_base; s < p->seq_next; s++) {
+        const slot *x = slot_of(p, s);
+        if (!x->copy && x->len > 0) {
+            p->tail_v = x->vpos;
+            return;
+        }
     }
-    p->st->pending--;
+    p->tail_v = p->head_v;
 }
 
-static void progress(pool *p, bool final)
+static bool goes_inline(const pool *p, iz len)
 {
-    p->st->elapsed_s = os_now() - p->start;
-    if (p->o->progress)
-        p->o->progress(p->o->progress_ctx, p->st, final);
-}
-
-static void maybe_progress(pool *p)
-{
-    if (p->o->progress_s <= 0 || !p->o->progress)
-        return;
-    double now = os_now();
-    if (now >= p->next_progress) {
-        progress(p, false);
-        p->next_progress = now + p->o->progress_s;
-    }
-}
-
-static bool expired(const pool *p)
-{
-    return p->deadline > 0 && os_now() >= p->deadline;
+    return len > p->ring_cap / 4;
 }
 
 /* ---- the worker side ------------------------------------------------------ */
@@ -182,90 +252,107 @@ static bool write_full(int fd, const void *src, size_t n)
     return true;
 }
 
-_Noreturn static void worker_main(pool *p, int in_fd, int out_fd)
+static void put_result(buf *out, u64 seq, const pool_result *r)
+{
+    u16 cl = (u16)strnlen(r->cls, POOL_CLS_MAX - 1);
+    u16 ml = (u16)strnlen(r->msg, POOL_MSG_MAX - 1);
+    u16 ll = (u16)strnlen(r->label, POOL_LABEL_MAX - 1);
+    buf_put(out, &seq, 8);
+    buf_put(out, &r->state, 1);
+    buf_put(out, &r->kind, 1);
+    buf_put(out, &r->flags, 1);
+    buf_put(out, &r->n, 8);
+    buf_put(out, &cl, 2);
+    buf_put(out, &ml, 2);
+    buf_put(out, &ll, 2);
+    buf_put(out, r->cls, cl);
+    buf_put(out, r->msg, ml);
+    buf_put(out, r->label, ll);
+}
+
+_Noreturn static void worker_main(pool *p, int fd)
 {
     signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != p->parent)
         _exit(0);   /* the parent died before prctl took effect */
-    if (p->o->worker_init)
-        p->o->worker_init(p->ctx);
-    buf out = {0};
+    if (p->o.worker_init)
+        p->o.worker_init(p->o.work_ctx);
+    buf out = {0}, big = {0};
+    pool_result *r = &p->r;
     for (;;) {
+        u8 head[CHUNK_HEAD];
+        if (!read_full(fd, head, sizeof head))
+            _exit(0);   /* the parent closed our socket: done */
         u32 count;
-        if (!read_full(in_fd, &count, sizeof count))
-            _exit(0);   /* the parent closed our pipe: done */
+        double deadline;
+        memcpy(&count, head, 4);
+        memcpy(&deadline, head + 4, 8);
         out.len = 0;
         for (u32 k = 0; k < count; k++) {
-            u64 index;
-            if (!read_full(in_fd, &index, sizeof index) || index >= (u64)p->st->total)
+            u8 d[ITEM_HEAD];
+            if (!read_full(fd, d, sizeof d))
                 _exit(3);
-            pool_result r = {0};
-            p->fn(p->ctx, item_at(p, (iz)index), &r);
-            if (r.state != POOL_DONE && r.state != POOL_ERROR) {
-                r.state = POOL_ERROR;
-                set_msg(&r, "the work function left the item uncounted");
+            u64 seq, off, len;
+            memcpy(&seq, d, 8);
+            memcpy(&off, d + 10, 8);
+            memcpy(&len, d + 18, 8);
+            pool_item it = {.kind = d[8]};
+            if (d[9]) {
+                big.len = 0;
+                if (!buf_reserve(&big, (iz)len + 1) || !read_full(fd, big.data, (size_t)len))
+                    _exit(4);
+                it.payload = str_from(big.data, (iz)len);
+            } else {
+                if (off + len > (u64)p->ring_cap)
+                    _exit(3);
+                it.payload = str_from(p->ring + off, (iz)len);
             }
-            u16 ml = (u16)strnlen(r.msg, sizeof r.msg - 1);
-            buf_put(&out, &index, sizeof index);
-            buf_put(&out, &r.state, 1);
-            buf_put(&out, &r.fallback, 1);
-            buf_put(&out, &r.n, sizeof r.n);
-            buf_put(&out, &ml, sizeof ml);
-            buf_put(&out, r.msg, ml);
-            /* results go back as they are made, a chunk's worth at most */
+            pool_result_clear(r);
+            p->o.work(p->o.work_ctx, &it, deadline, r);
+            put_result(&out, seq, r);
+            /* results go back as they are made, 64 KiB at a time */
             if (out.len >= (1 << 16)) {
-                if (out.failed || !write_full(out_fd, out.data, (size_t)out.len))
+                if (out.failed || !write_full(fd, out.data, (size_t)out.len))
                     _exit(5);
                 out.len = 0;
             }
         }
-        if (out.len && (out.failed || !write_full(out_fd, out.data, (size_t)out.len)))
+        if (out.len && (out.failed || !write_full(fd, out.data, (size_t)out.len)))
             _exit(5);
     }
 }
 
-/* ---- the parent side ------------------------------------------------------ */
+/* ---- the parent side: workers --------------------------------------------- */
 
-static int start_worker(pool *p, int slot, err *e)
+static int start_worker(pool *p, int slot_no, err *e)
 {
-    int down[2], up[2];
-    /* close-on-exec: a program the caller runs meanwhile must not hold a
-     * worker's input open (the worker would never see its end) */
-    if (pipe2(down, O_CLOEXEC) != 0)
-        return err_set(e, ERR_IO, -1, "pipe: %s", strerror(errno));
-    if (pipe2(up, O_CLOEXEC) != 0) {
-        close(down[0]);
-        close(down[1]);
-        return err_set(e, ERR_IO, -1, "pipe: %s", strerror(errno));
-    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return err_set(e, ERR_IO, -1, "socketpair: %s", strerror(errno));
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        close(down[0]); close(down[1]); close(up[0]); close(up[1]);
+        close(sv[0]);
+        close(sv[1]);
         return err_set(e, ERR_IO, -1, "fork: %s", strerror(errno));
     }
     if (pid == 0) {
-        /* no sibling's pipe ends may stay open here, or a sibling would
-         * never see the end of its input */
+        /* no sibling's socket may stay open here, or a sibling would never
+         * see the end of its input */
         for (int k = 0; k < p->nw; k++)
-            if (p->w[k].alive) {
-                close(p->w[k].to_fd);
-                close(p->w[k].from_fd);
-            }
-        close(down[1]);
-        close(up[0]);
-        worker_main(p, down[0], up[1]);
+            if (k != slot_no && p->w[k].alive)
+                close(p->w[k].fd);
+        close(sv[0]);
+        worker_main(p, sv[1]);
     }
-    close(down[0]);
-    close(up[1]);
-    fcntl(down[1], F_SETFL, fcntl(down[1], F_GETFL) | O_NONBLOCK);
-    fcntl(up[0], F_SETFL, fcntl(up[0], F_GETFL) | O_NONBLOCK);
-    worker *w = &p->w[slot];
+    close(sv[1]);
+    fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+    worker *w = &p->w[slot_no];
     w->pid = pid;
-    w->to_fd = down[1];
-    w->from_fd = up[0];
+    w->fd = sv[0];
     w->out.len = 0;
     w->out_off = 0;
     w->in.len = 0;
@@ -274,492 +361,669 @@ static int start_worker(pool *p, int slot, err *e)
     return ERR_OK;
 }
 
-static bool queue_push(pool *p, iz c, bool front)
+static int workers_alive(const pool *p)
 {
-    if (p->qlen == p->qcap) {
-        iz ncap = p->qcap ? p->qcap * 2 : 64;
-        iz *q = malloc(sizeof *q * (size_t)ncap);
-        if (!q)
-            return false;
-        for (iz k = 0; k < p->qlen; k++)
-            q[k] = p->queue[(p->qhead + k) % p->qcap];
-        free(p->queue);
-        p->queue = q;
-        p->qhead = 0;
-        p->qcap = ncap;
-    }
-    if (front) {
-        p->qhead = (p->qhead + p->qcap - 1) % p->qcap;
-        p->queue[p->qhead] = c;
-    } else {
-        p->queue[(p->qhead + p->qlen) % p->qcap] = c;
-    }
-    p->qlen++;
-    return true;
+    int n = 0;
+    for (int k = 0; k < p->nw; k++)
+        n += p->w[k].alive;
+    return n;
 }
 
-static iz queue_pop(pool *p)
-{
-    iz c = p->queue[p->qhead];
-    p->qhead = (p->qhead + 1) % p->qcap;
-    p->qlen--;
-    return c;
-}
-
-static bool add_chunk(pool *p, iz first, iz n, bool retry)
-{
-    if (!grow((void **)&p->chunks, &p->cchunks, p->nchunks + 1, (iz)sizeof(chunk)))
-        return false;
-    p->chunks[p->nchunks] = (chunk){first, n, retry};
-    if (!queue_push(p, p->nchunks, retry))
-        return false;
-    p->nchunks++;
-    p->st->chunks++;
-    return true;
-}
-
-static void encode_chunk(pool *p, worker *w, const chunk *c)
-{
-    /* drop what was written already, so the buffer holds at most the
-     * unwritten rest of one chunk plus this one */
-    if (w->out_off > 0) {
-        memmove(w->out.data, w->out.data + w->out_off, (size_t)(w->out.len - w->out_off));
-        w->out.len -= w->out_off;
-        w->out_off = 0;
-    }
-    u32 count = (u32)c->n;
-    buf_put(&w->out, &count, sizeof count);
-    for (iz k = 0; k < c->n; k++) {
-        u64 index = (u64)p->order[c->first + k];
-        buf_put(&w->out, &index, sizeof index);
-    }
-}
-
-/* Parses complete result records from w->in. */
-static void parse_results(pool *p, worker *w)
-{
-    iz off = 0;
-    const iz head = 8 + 1 + 1 + 8 + 2;
-    while (w->in.len - off >= head) {
-        const u8 *q = w->in.data + off;
-        u16 ml;
-        memcpy(&ml, q + 18, 2);
-        if (w->in.len - off < head + ml)
-            break;
-        u64 index;
-        pool_result r = {0};
-        memcpy(&index, q, 8);
-        r.state = q[8];
-        r.fallback = q[9];
-        memcpy(&r.n, q + 10, 8);
-        memcpy(r.msg, q + head, ml < POOL_MSG_MAX ? ml : POOL_MSG_MAX - 1);
-        if (index < (u64)(p->st->total))
-            record(p, (iz)index, &r);   /* ignores an index outside the window */
-        off += head + ml;
-    }
-    if (off) {
-        memmove(w->in.data, w->in.data + off, (size_t)(w->in.len - off));
-        w->in.len -= off;
-    }
-    /* retire the chunks whose items are all recorded */
-    while (w->nflight) {
-        const chunk *c = &p->chunks[w->flight[0]];
-        bool all = true;
-        for (iz k = 0; k < c->n && all; k++)
-            all = res_at(p, p->order[c->first + k])->state != POOL_PENDING;
-        if (!all)
-            break;
-        memmove(w->flight, w->flight + 1, sizeof w->flight[0] * (size_t)(w->nflight - 1));
-        w->nflight--;
-    }
-}
-
-static void close_worker(worker *w)
-{
-    if (w->to_fd >= 0)
-        close(w->to_fd);
-    if (w->from_fd >= 0)
-        close(w->from_fd);
-    w->to_fd = w->from_fd = -1;
-    w->alive = false;
-}
-
-/* A worker is gone: its unfinished items are retried one at a time, or
- * become errors when they were a retry already. */
-static bool worker_died(pool *p, worker *w)
+/* Kills and reaps worker w; returns its wait status. */
+static int kill_worker(worker *w)
 {
     int status = 0;
-    close_worker(w);
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    w->alive = false;
     if (w->pid > 0) {
         kill(w->pid, SIGKILL);
         while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
         }
     }
-    p->st->worker_deaths++;
-    for (int f = 0; f < w->nflight; f++) {
-        const chunk c = p->chunks[w->flight[f]];
-        for (iz k = 0; k < c.n; k++) {
-            iz idx = p->order[c.first + k];
-            if (res_at(p, idx)->state != POOL_PENDING)
-                continue;
-            if (c.retry) {
-                pool_result r = {.state = POOL_ERROR};
-                if (WIFSIGNALED(status))
-                    set_msg(&r, "worker died on this item: signal %d", WTERMSIG(status));
-                else
-                    set_msg(&r, "worker died on this item: exit status %d", WEXITSTATUS(status));
-                record(p, idx, &r);
-            } else {
-                if (!grow((void **)&p->order, &p->corder, p->norder + 1, (iz)sizeof(iz)))
-                    return false;
-                p->order[p->norder] = idx;
-                if (!add_chunk(p, p->norder, 1, true))
-                    return false;
-                p->norder++;
-                p->st->retried++;
+    w->pid = 0;
+    return status;
+}
+
+static void kill_all(pool *p)
+{
+    for (int k = 0; k < p->nw; k++)
+        if (p->w[k].alive)
+            kill_worker(&p->w[k]);
+}
+
+/* ---- chunks --------------------------------------------------------------- */
+
+static chunk *chunk_new(iz cap, bool retry)
+{
+    chunk *c = malloc(sizeof *c + (size_t)cap * sizeof(u64));
+    if (c)
+        *c = (chunk){.retry = retry};
+    return c;
+}
+
+static void ready_push(pool *p, chunk *c, bool front)
+{
+    c->next = NULL;
+    if (!p->ready) {
+        p->ready = p->ready_tail = c;
+    } else if (front) {
+        c->next = p->ready;
+        p->ready = c;
+    } else {
+        p->ready_tail->next = c;
+        p->ready_tail = c;
+    }
+    p->st.chunks++;
+}
+
+static chunk *ready_pop(pool *p)
+{
+    chunk *c = p->ready;
+    if (c) {
+        p->ready = c->next;
+        if (!p->ready)
+            p->ready_tail = NULL;
+    }
+    return c;
+}
+
+/* Sends the open chunks to the ready list. */
+static void close_open(pool *p)
+{
+    for (int k = 0; k < 3; k++)
+        if (p->open[k]) {
+            ready_push(p, p->open[k], false);
+            p->open[k] = NULL;
+        }
+}
+
+static void free_chunks(pool *p)
+{
+    for (chunk *c = p->ready, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    p->ready = p->ready_tail = NULL;
+    for (int k = 0; k < 3; k++) {
+        free(p->open[k]);
+        p->open[k] = NULL;
+    }
+    for (int k = 0; k < p->nw; k++) {
+        worker *w = &p->w[k];
+        for (int f = 0; f < w->nflight; f++)
+            free(w->flight[f]);
+        w->nflight = 0;
+        w->out.len = w->out_off = 0;
+        w->in.len = 0;
+    }
+}
+
+/* Everything waiting goes to this process: no worker can take it. */
+static void go_in_process(pool *p)
+{
+    kill_all(p);
+    free_chunks(p);
+    for (u64 s = p->seq_base; s < p->seq_next; s++)
+        slot_of(p, s)->ch = NULL;
+    p->in_process = true;
+}
+
+static bool encode_chunk(pool *p, worker *w, const chunk *c)
+{
+    if (w->out_off > 0) {   /* keep only the unsent rest */
+        memmove(w->out.data, w->out.data + w->out_off, (size_t)(w->out.len - w->out_off));
+        w->out.len -= w->out_off;
+        w->out_off = 0;
+    }
+    u32 count = (u32)c->n;
+    buf_put(&w->out, &count, 4);
+    buf_put(&w->out, &p->deadline, 8);
+    for (iz k = 0; k < c->n; k++) {
+        const slot *s = slot_of(p, c->seq[k]);
+        u8 d[ITEM_HEAD];
+        u64 off = s->copy ? 0 : s->vpos % (u64)p->ring_cap, len = (u64)s->len;
+        memcpy(d, &c->seq[k], 8);
+        d[8] = s->kind;
+        d[9] = s->copy != NULL;
+        memcpy(d + 10, &off, 8);
+        memcpy(d + 18, &len, 8);
+        buf_put(&w->out, d, sizeof d);
+        if (s->copy)
+            buf_put(&w->out, s->copy, s->len);
+    }
+    return !w->out.failed;
+}
+
+/* Drops the chunks at the front of w's flight that have every result. */
+static void retire(worker *w)
+{
+    while (w->nflight && w->flight[0]->left == 0) {
+        free(w->flight[0]);
+        memmove(w->flight, w->flight + 1, sizeof w->flight[0] * (size_t)(w->nflight - 1));
+        w->nflight--;
+    }
+}
+
+/* Parses the complete result records in w->in. */
+static void parse_results(pool *p, worker *w)
+{
+    iz off = 0;
+    while (w->in.len - off >= RESULT_HEAD) {
+        const u8 *q = w->in.data + off;
+        u16 cl, ml, ll;
+        memcpy(&cl, q + 19, 2);
+        memcpy(&ml, q + 21, 2);
+        memcpy(&ll, q + 23, 2);
+        iz rec = RESULT_HEAD + cl + ml + ll;
+        if (w->in.len - off < rec)
+            break;
+        u64 seq;
+        i64 n;
+        memcpy(&seq, q, 8);
+        memcpy(&n, q + 11, 8);
+        if (seq >= p->seq_base && seq < p->seq_next) {
+            slot *s = slot_of(p, seq);
+            if (!s->have) {
+                u8 state = q[8];
+                if (state > POOL_ERROR || (state == POOL_PENDING && !past_deadline(p))) {
+                    pool_result *r = &p->r;
+                    pool_result_clear(r);
+                    r->state = state;
+                    sanitize(p, r);
+                    slot_set_result(p, s, r);
+                } else {
+                    const char *t = (const char *)q + RESULT_HEAD;
+                    slot_set(p, s, state, q[9], q[10], n, t, cl, t + cl, ml, t + cl + ml, ll);
+                }
             }
         }
+        off += rec;
+    }
+    if (off) {
+        memmove(w->in.data, w->in.data + off, (size_t)(w->in.len - off));
+        w->in.len -= off;
+    }
+    retire(w);
+}
+
+/* A worker is gone: the items it held without a result are retried one at
+ * a time, or become errors when they were a retry already. */
+static bool worker_died(pool *p, worker *w)
+{
+    int status = kill_worker(w);
+    p->st.worker_deaths++;
+    bool ok = true;
+    for (int f = 0; f < w->nflight; f++) {
+        chunk *c = w->flight[f];
+        for (iz k = 0; k < c->n; k++) {
+            slot *s = slot_of(p, c->seq[k]);
+            if (c->seq[k] < p->seq_base || s->have)
+                continue;
+            s->ch = NULL;
+            if (s->retried) {
+                pool_result *r = &p->r;
+                pool_result_clear(r);
+                r->state = POOL_ERROR;
+                if (WIFSIGNALED(status))
+                    set_msg(r, "worker died on this item: signal %d", WTERMSIG(status));
+                else
+                    set_msg(r, "worker died on this item: exit status %d", WEXITSTATUS(status));
+                slot_set_result(p, s, r);
+                continue;
+            }
+            chunk *one = chunk_new(1, true);
+            if (!one) {
+                ok = false;
+                continue;
+            }
+            one->seq[0] = c->seq[k];
+            one->n = one->left = 1;
+            one->bytes = s->len;
+            s->ch = one;
+            s->retried = true;
+            ready_push(p, one, true);
+            p->st.retried++;
+        }
+        free(c);
     }
     w->nflight = 0;
-    return true;
+    w->out.len = w->out_off = 0;
+    w->in.len = 0;
+    return ok;
 }
 
-static void stop_all(pool *p)
-{
-    for (int k = 0; k < p->nw; k++) {
-        worker *w = &p->w[k];
-        if (!w->alive)
-            continue;
-        close_worker(w);
-        kill(w->pid, SIGKILL);
-        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {
-        }
-    }
-}
-
-static void finish_workers(pool *p)
-{
-    /* closing a worker's input ends it; wait for each */
-    for (int k = 0; k < p->nw; k++) {
-        worker *w = &p->w[k];
-        if (!w->alive)
-            continue;
-        close_worker(w);
-        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {
-        }
-    }
-}
-
-/* Builds the chunks: HEAVY items by count, TEXT items by bytes, SMALL
- * items counted here at once. */
-static bool plan(pool *p)
-{
-    p->norder = p->nchunks = 0;
-    p->qhead = p->qlen = 0;
-    if (!grow((void **)&p->order, &p->corder, p->wn + 1, (iz)sizeof(iz)))
-        return false;
-    iz per = p->o->chunk_items > 0 ? p->o->chunk_items : POOL_CHUNK_ITEMS;
-    iz bytes = p->o->chunk_bytes > 0 ? p->o->chunk_bytes : POOL_CHUNK_BYTES;
-    /* two passes, one per chunked kind, so each chunk is one kind; a
-     * chunk's items are in input order, and results go by index anyway */
-    for (int kind = POOL_KIND_TEXT; kind <= POOL_KIND_HEAVY; kind++) {
-        iz first = p->norder, cnt = 0, b = 0;
-        for (iz i = p->base; i < p->base + p->wn; i++) {
-            if (res_at(p, i)->state != POOL_PENDING)
-                continue;
-            const pool_item *it = item_at(p, i);
-            int k = it->kind == POOL_KIND_SMALL ? POOL_KIND_SMALL
-                  : it->kind == POOL_KIND_TEXT  ? POOL_KIND_TEXT : POOL_KIND_HEAVY;
-            if (k != kind)
-                continue;
-            p->order[p->norder++] = i;
-            cnt++;
-            b += it->payload.len;
-            if ((kind == POOL_KIND_HEAVY && cnt == per) ||
-                (kind == POOL_KIND_TEXT && (b >= bytes || cnt == 4096))) {
-                if (!add_chunk(p, first, cnt, false))
-                    return false;
-                first = p->norder;
-                cnt = b = 0;
-            }
-        }
-        if (cnt && !add_chunk(p, first, cnt, false))
-            return false;
-    }
-    return true;
-}
-
-static int run_in_process(pool *p)
-{
-    for (iz i = p->base; i < p->base + p->wn; i++) {
-        if (res_at(p, i)->state != POOL_PENDING)
-            continue;
-        if (expired(p))
-            break;
-        pool_result r = {0};
-        p->fn(p->ctx, item_at(p, i), &r);
-        if (r.state != POOL_DONE && r.state != POOL_ERROR) {
-            r.state = POOL_ERROR;
-            set_msg(&r, "the work function left the item uncounted");
-        }
-        record(p, i, &r);
-        maybe_progress(p);
-    }
-    return ERR_OK;
-}
-
-/* Reads what a worker has sent (non-blocking); *gone when its end of the
- * pipe is closed. False when out of memory. */
+/* Reads what a worker has sent (non-blocking); *gone when its end is
+ * closed. False when out of memory. */
 static bool read_results(worker *w, bool *gone)
 {
     for (;;) {
         if (!buf_reserve(&w->in, 1 << 16))
             return false;
-        ssize_t k = read(w->from_fd, w->in.data + w->in.len, (size_t)(w->in.cap - w->in.len));
+        ssize_t k = recv(w->fd, w->in.data + w->in.len, (size_t)(w->in.cap - w->in.len), MSG_DONTWAIT);
         if (k > 0) {
             w->in.len += k;
             continue;
         }
-        if (k == 0 || (errno != EAGAIN && errno != EINTR))
+        if (k == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
             *gone = true;
         return true;
     }
 }
 
-/* Counts the window's chunks on the workers, starting them the first time
- * (they stay for the next windows; finish_workers ends them). */
-static int run_workers(pool *p, err *e)
+/* Gives chunks to the workers with room, replacing dead workers while work
+ * remains. False when no worker can be had any more. */
+static bool deal(pool *p)
 {
-    int want = p->o->workers;
-    if (want > MAX_WORKERS)
-        want = MAX_WORKERS;
-    if (p->o->window <= 0 && (iz)want > p->nchunks)
-        want = (int)(p->nchunks > 0 ? p->nchunks : 0);   /* no more workers than chunks */
-    int in_flight = p->o->in_flight > 0 ? MIN(p->o->in_flight, MAX_IN_FLIGHT) : 2;
-    if (p->nw == 0 && p->nchunks > 0) {
-        for (int k = 0; k < want; k++) {
-            if (start_worker(p, k, e) != ERR_OK) {
-                if (k == 0)
-                    return e ? e->code : ERR_IO;
-                break;   /* run with the workers we have */
-            }
-            p->nw = k + 1;
-        }
-        p->st->workers = p->nw;
-    }
-    struct pollfd pfd[2 * MAX_WORKERS];
-    int who[2 * MAX_WORKERS];
-    for (;;) {
-        if (expired(p)) {
-            stop_all(p);
-            return ERR_OK;
-        }
-        /* a dead slot gets a new worker while work remains (before the
-         * deal, so the new worker gets chunks at once) */
+    if (p->ready)
         for (int k = 0; k < p->nw; k++)
-            if (!p->w[k].alive && p->qlen) {
-                if (start_worker(p, k, e) != ERR_OK) {
-                    stop_all(p);
-                    return e ? e->code : ERR_IO;
-                }
+            if (!p->w[k].alive) {
+                err e;
+                start_worker(p, k, &e);   /* a failure leaves the slot dead */
             }
-        /* deal chunks to workers with room */
-        bool busy = false;
-        for (int k = 0; k < p->nw; k++) {
-            worker *w = &p->w[k];
-            if (!w->alive)
-                continue;
-            while (p->qlen && w->nflight < in_flight) {
-                iz c = queue_pop(p);
-                /* a retry goes alone to a worker, so that a death names it */
-                if (p->chunks[c].retry && w->nflight > 0) {
-                    queue_push(p, c, true);
-                    break;
-                }
-                w->flight[w->nflight++] = c;
-                encode_chunk(p, w, &p->chunks[c]);
-                if (w->out.failed) {
-                    stop_all(p);
-                    return err_set(e, ERR_NOMEM, -1, "out of memory queueing a chunk");
-                }
-                if (p->chunks[c].retry)
-                    break;
-            }
-            if (w->nflight)
-                busy = true;
-        }
-        if (!busy && p->qlen == 0)
-            break;
-        int np = 0;
-        for (int k = 0; k < p->nw; k++) {
-            worker *w = &p->w[k];
-            if (!w->alive)
-                continue;
-            pfd[np] = (struct pollfd){.fd = w->from_fd, .events = POLLIN};
-            who[np++] = k;
-            if (w->out.len > w->out_off) {
-                pfd[np] = (struct pollfd){.fd = w->to_fd, .events = POLLOUT};
-                who[np++] = k;
-            }
-        }
-        if (np == 0)
+    if (workers_alive(p) == 0)
+        return p->ready == NULL;
+    for (int k = 0; k < p->nw && p->ready; k++) {
+        worker *w = &p->w[k];
+        if (!w->alive)
             continue;
-        int wait_ms = 1000;
-        if (p->deadline > 0) {
-            double left = p->deadline - os_now();
-            wait_ms = left <= 0 ? 0 : (int)MIN(1000.0, left * 1000 + 1);
+        while (p->ready && w->nflight < p->in_flight) {
+            /* a retry goes alone to a worker, so that a death names it */
+            if (p->ready->retry && w->nflight > 0)
+                break;
+            chunk *c = ready_pop(p);
+            w->flight[w->nflight++] = c;
+            if (!encode_chunk(p, w, c))
+                return false;
+            if (c->retry)
+                break;
         }
-        int rc = poll(pfd, (nfds_t)np, wait_ms);
-        if (rc < 0 && errno != EINTR) {
-            stop_all(p);
-            return err_set(e, ERR_IO, -1, "poll: %s", strerror(errno));
+    }
+    return true;
+}
+
+/* One round: deal, send, receive, wait at most wait_ms (or until `extra`,
+ * when not -1, is readable: then *extra_ready). False when the workers can
+ * no longer be used (the caller goes in-process). */
+static bool step_fd(pool *p, int wait_ms, int extra, bool *extra_ready)
+{
+    if (!deal(p))
+        return false;
+    struct pollfd pfd[POOL_MAX_WORKERS + 1];
+    int who[POOL_MAX_WORKERS + 1], np = 0;
+    for (int k = 0; k < p->nw; k++) {
+        worker *w = &p->w[k];
+        if (!w->alive)
+            continue;
+        short ev = POLLIN;
+        if (w->out.len > w->out_off)
+            ev |= POLLOUT;
+        pfd[np] = (struct pollfd){.fd = w->fd, .events = ev};
+        who[np++] = k;
+    }
+    if (np == 0)
+        return true;
+    if (extra >= 0) {
+        pfd[np] = (struct pollfd){.fd = extra, .events = POLLIN};
+        who[np++] = -1;
+    }
+    if (p->deadline > 0 && wait_ms > 0) {
+        double left = p->deadline - os_now();
+        wait_ms = left <= 0 ? 0 : (int)MIN((double)wait_ms, left * 1000 + 1);
+    }
+    int rc = poll(pfd, (nfds_t)np, wait_ms);
+    if (rc < 0)
+        return true;   /* EINTR: the caller looks at its stop flag */
+    for (int q = 0; q < np && rc > 0; q++) {
+        if (!pfd[q].revents)
+            continue;
+        if (who[q] < 0) {
+            *extra_ready = true;
+            continue;
         }
-        for (int q = 0; q < np && rc > 0; q++) {
-            if (!pfd[q].revents)
-                continue;
-            worker *w = &p->w[who[q]];
-            if (!w->alive)
-                continue;
-            bool gone = false;
-            if (pfd[q].fd == w->to_fd) {
-                ssize_t k = write(w->to_fd, w->out.data + w->out_off, (size_t)(w->out.len - w->out_off));
-                if (k > 0) {
-                    w->out_off += k;
-                    if (w->out_off == w->out.len)
-                        w->out.len = w->out_off = 0;
-                    continue;
-                }
-                if (k == 0 || errno == EAGAIN || errno == EINTR)
-                    continue;
-                gone = true;   /* its input is closed: take what it sent before it went */
+        worker *w = &p->w[who[q]];
+        bool gone = false;
+        if ((pfd[q].revents & POLLOUT) && w->out.len > w->out_off) {
+            ssize_t k = send(w->fd, w->out.data + w->out_off, (size_t)(w->out.len - w->out_off),
+                             MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (k > 0) {
+                w->out_off += k;
+                if (w->out_off == w->out.len)
+                    w->out.len = w->out_off = 0;
+            } else if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                gone = true;   /* take what it sent before it went */
             }
-            /* readable or hung up */
-            if (!read_results(w, &gone)) {
-                stop_all(p);
-                return err_set(e, ERR_NOMEM, -1, "out of memory reading results");
-            }
+        }
+        if (pfd[q].revents & (POLLIN | POLLHUP | POLLERR) || gone) {
+            if (!read_results(w, &gone))
+                return false;
             parse_results(p, w);
-            if (gone && !worker_died(p, w)) {
-                stop_all(p);
-                return err_set(e, ERR_NOMEM, -1, "out of memory");
-            }
         }
-        maybe_progress(p);
+        if (gone && !worker_died(p, w))
+            return false;
     }
-    return ERR_OK;
+    return true;
 }
 
-/* Counts the window [base, base + wn): SMALL items here, the rest on the
- * workers (or here). */
-static int run_window(pool *p, err *e)
+static bool step(pool *p, int wait_ms)
 {
-    /* SMALL items are counted here, first (they cost nothing) */
-    for (iz i = p->base; i < p->base + p->wn; i++) {
-        const pool_item *it = item_at(p, i);
-        if (res_at(p, i)->state != POOL_PENDING || it->kind != POOL_KIND_SMALL)
-            continue;
-        pool_result r = {0};
-        p->fn(p->ctx, it, &r);
-        if (r.state != POOL_DONE && r.state != POOL_ERROR) {
-            r.state = POOL_ERROR;
-            set_msg(&r, "the work function left the item uncounted");
-        }
-        record(p, i, &r);
-    }
-    if (p->o->workers <= 0)
-        return run_in_process(p);
-    if (!plan(p))
-        return err_set(e, ERR_NOMEM, -1, "out of memory planning chunks");
-    return run_workers(p, e);
+    return step_fd(p, wait_ms, -1, NULL);
 }
 
-int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn, void *ctx,
-             const pool_opts *o, pool_stats *st, err *e)
+/* ---- delivery ------------------------------------------------------------- */
+
+/* Counts slot s here (in-process mode, SMALL items). */
+static void count_here(pool *p, slot *s)
 {
-    static const pool_opts defaults = {0};
-    pool_stats local = {0};
-    if (!o)
-        o = &defaults;
-    if (!st)
-        st = &local;
-    *st = (pool_stats){0};
+    pool_result *r = &p->r;
+    pool_result_clear(r);
+    if (past_deadline(p)) {
+        slot_set_result(p, s, r);   /* PENDING */
+        return;
+    }
+    pool_item it = {slot_payload(p, s), s->kind};
+    p->o.work(p->o.work_ctx, &it, p->deadline, r);
+    sanitize(p, r);
+    slot_set_result(p, s, r);
+}
+
+/* Delivers the results at the front, in order. */
+static void deliver(pool *p)
+{
+    bool moved = false;
+    while (p->seq_base < p->seq_next && !p->stopped && !(p->o.stop && *p->o.stop)) {
+        slot *s = slot_of(p, p->seq_base);
+        if (!s->have) {
+            if (p->in_process)
+                count_here(p, s);
+            else if (!p->expired)
+                break;
+        }
+        pool_result *r = &p->r;
+        r->state = s->have ? s->state : POOL_PENDING;
+        r->kind = s->have ? s->rkind : 0;
+        r->flags = s->have ? s->flags : 0;
+        r->n = s->have ? s->n : 0;
+        r->cls[0] = r->msg[0] = r->label[0] = 0;
+        if (s->text) {
+            const char *t = s->text;
+            iz cl = (iz)strlen(t), ml = (iz)strlen(t + cl + 1);
+            snprintf(r->cls, sizeof r->cls, "%s", t);
+            snprintf(r->msg, sizeof r->msg, "%s", t + cl + 1);
+            snprintf(r->label, sizeof r->label, "%s", t + cl + ml + 2);
+        }
+        switch (r->state) {
+        case POOL_DONE:    p->st.done++; p->st.classed += r->cls[0] != 0; break;
+        case POOL_SKIPPED: p->st.skipped++; break;
+        case POOL_ERROR:   p->st.errors++; break;
+        default:           p->st.pending++; break;
+        }
+        pool_item it = {slot_payload(p, s), s->kind};
+        if (p->o.deliver)
+            p->o.deliver(p->o.deliver_ctx, s->tag, &it, r);
+        free(s->text);
+        free(s->copy);
+        *s = (slot){0};
+        p->seq_base++;
+        p->st.delivered++;
+        moved = true;
+        if (p->in_process && p->o.tick)
+            p->o.tick(p->o.tick_ctx);
+    }
+    if (moved)
+        ring_release(p);
+}
+
+/* Checks the stop flag and the deadline; true when the pool may go on. */
+static bool check(pool *p)
+{
+    if (p->stopped)
+        return false;
+    if (p->o.stop && *p->o.stop) {
+        kill_all(p);
+        free_chunks(p);
+        p->stopped = true;
+        return false;
+    }
+    if (!p->expired && past_deadline(p)) {
+        kill_all(p);
+        free_chunks(p);
+        for (u64 s = p->seq_base; s < p->seq_next; s++)
+            slot_of(p, s)->ch = NULL;
+        p->expired = true;
+    }
+    return true;
+}
+
+/* Runs rounds until done(p) holds: delivers as results come. */
+static int wait_until(pool *p, bool (*done)(pool *, iz), iz arg)
+{
+    for (;;) {
+        if (!check(p))
+            return ERR_STOPPED;
+        deliver(p);
+        if (p->stopped)
+            return ERR_STOPPED;
+        if (done(p, arg))
+            return ERR_OK;
+        if (p->in_process || p->expired)
+            continue;   /* deliver() counts or settles everything */
+        if (!step(p, 250))
+            go_in_process(p);
+        if (p->o.tick)
+            p->o.tick(p->o.tick_ctx);
+    }
+}
+
+static bool all_delivered(pool *p, iz unused)
+{
+    (void)unused;
+    return p->seq_base == p->seq_next;
+}
+
+/* Room for one more item of `len` bytes: a slot, and ring space unless it
+ * goes inline. */
+static bool has_room(pool *p, iz len)
+{
+    if (p->seq_next - p->seq_base > p->mask)
+        return false;
+    if (len == 0 || goes_inline(p, len) || p->in_process || p->expired)
+        return true;
+    u64 save = p->head_v, v;
+    bool ok = ring_alloc(p, len, &v);
+    p->head_v = save;
+    return ok;
+}
+
+/* ---- the API -------------------------------------------------------------- */
+
+pool *pool_new(const pool_opts *o, err *e)
+{
     pool *p = calloc(1, sizeof *p);
     if (!p) {
-        /* every item stays pending, and with windows each is still reported */
-        st->total = st->pending = n;
-        for (iz first = 0; o->window > 0 && o->on_window && first < n; first += o->window) {
-            iz wn = MIN(o->window, n - first);
-            for (iz k = 0; k < wn; k++)
-                results[k] = (pool_result){0};
-            o->on_window(o->window_ctx, first, wn, results);
-        }
-        return err_set(e, ERR_NOMEM, -1, "out of memory");
+        err_set(e, ERR_NOMEM, -1, "out of memory");
+        return NULL;
     }
-    p->items = items;
-    p->stride = o->item_size > 0 ? o->item_size : (iz)sizeof(pool_item);
-    p->res = results;
-    p->fn = fn;
-    p->ctx = ctx;
-    p->o = o;
-    p->st = st;
+    p->o = *o;
+    p->in_flight = o->in_flight > 0 ? MIN(o->in_flight, MAX_IN_FLIGHT) : 2;
+    p->chunk_items = o->chunk_items > 0 ? o->chunk_items : POOL_CHUNK_ITEMS;
+    p->chunk_bytes = o->chunk_bytes > 0 ? o->chunk_bytes : POOL_CHUNK_BYTES;
+    iz window = o->window > 0 ? o->window : POOL_WINDOW;
+    u64 cap = 1;
+    while (cap < (u64)window)
+        cap *= 2;
+    p->mask = cap - 1;
+    p->slots = calloc((size_t)cap, sizeof *p->slots);
     p->parent = getpid();
-    p->start = os_now();
-    p->deadline = o->timeout_s > 0 ? p->start + o->timeout_s : 0;
-    p->next_progress = p->start + o->progress_s;
-    st->total = n;
-    iz window = o->window > 0 ? o->window : n;
-    if (o->window > 0)
-        st->pending = n;   /* each window's results are reset below */
-    else
-        for (iz i = 0; i < n; i++)
-            if (results[i].state == POOL_PENDING)
-                st->pending++;
-
-    int rc = ERR_OK;
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
-    sigemptyset(&ign.sa_mask);
-    /* a write to a dead worker must be an error, not the end of us */
-    if (o->workers > 0)
-        sigaction(SIGPIPE, &ign, &old_pipe);
-    for (iz first = 0; first < n || (n == 0 && first == 0); first += window) {
-        p->base = first;
-        p->wn = MIN(window, n - first);
-        if (o->window > 0)
-            for (iz k = 0; k < p->wn; k++)
-                results[k] = (pool_result){0};
-        if (!expired(p)) {
-            if (rc == ERR_OK) {
-                rc = run_window(p, e);
-                if (rc != ERR_OK) {
-                    /* the workers could not be started or replaced: the
-                     * rest is counted here, this window first, so results
-                     * still come in order */
-                    stop_all(p);
-                    run_in_process(p);
-                }
-            } else {
-                run_in_process(p);   /* SMALL items included */
-            }
-        }
-        if (o->window > 0 && o->on_window)
-            o->on_window(o->window_ctx, first, p->wn, results);
-        if (n == 0)
-            break;
+    int want = MIN(MAX(o->workers, 0), POOL_MAX_WORKERS);
+    p->in_process = want == 0;
+    if (!p->slots) {
+        free(p);
+        err_set(e, ERR_NOMEM, -1, "out of memory");
+        return NULL;
     }
-    if (rc == ERR_OK)
-        finish_workers(p);
-    if (o->workers > 0)
-        sigaction(SIGPIPE, &old_pipe, NULL);
-    progress(p, true);
+    if (want > 0) {
+        p->ring_cap = o->ring_bytes > 0 ? o->ring_bytes : POOL_RING_BYTES;
+        p->ring = mmap(NULL, (size_t)p->ring_cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p->ring == MAP_FAILED) {
+            err_set(e, ERR_NOMEM, -1, "cannot map %td bytes of memory shared with the workers: %s", p->ring_cap,
+                    strerror(errno));
+            free(p->slots);
+            free(p);
+            return NULL;
+        }
+        for (int k = 0; k < want; k++) {
+            if (start_worker(p, k, e) != ERR_OK)
+                break;   /* run with the workers we have */
+            p->nw = k + 1;
+        }
+        if (p->nw == 0) {
+            munmap(p->ring, (size_t)p->ring_cap);
+            free(p->slots);
+            free(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+void pool_free(pool *p)
+{
+    if (!p)
+        return;
+    /* closing a worker's socket ends it; a worker still busy is killed */
+    kill_all(p);
+    free_chunks(p);
+    for (u64 s = p->seq_base; s < p->seq_next; s++) {
+        free(slot_of(p, s)->text);
+        free(slot_of(p, s)->copy);
+    }
     for (int k = 0; k < p->nw; k++) {
         buf_free(&p->w[k].out);
         buf_free(&p->w[k].in);
     }
-    free(p->order);
-    free(p->chunks);
-    free(p->queue);
+    if (p->ring)
+        munmap(p->ring, (size_t)p->ring_cap);
+    free(p->slots);
     free(p);
-    return rc;
+}
+
+int pool_submit(pool *p, const pool_item *it, u64 tag)
+{
+    if (!check(p))
+        return ERR_STOPPED;
+    iz len = it->payload.len;
+    if (!has_room(p, len)) {
+        close_open(p);   /* the oldest item may sit in a chunk not sent yet */
+        int rc = wait_until(p, has_room, len);
+        if (rc != ERR_OK)
+            return rc;
+    }
+    u64 seq = p->seq_next;
+    slot *s = slot_of(p, seq);
+    *s = (slot){.tag = tag, .len = len, .kind = it->kind};
+    if (len > 0 && !p->in_process && !p->expired) {
+        if (goes_inline(p, len)) {
+            s->copy = malloc((size_t)len);
+            if (!s->copy)
+                return ERR_NOMEM;
+            memcpy(s->copy, it->payload.s, (size_t)len);
+            p->st.inline_items++;
+        } else {
+            if (!ring_alloc(p, len, &s->vpos))
+                return ERR_NOMEM;   /* has_room said there is room: cannot happen */
+            memcpy(p->ring + (s->vpos % (u64)p->ring_cap), it->payload.s, (size_t)len);
+        }
+    } else {
+        /* counted (or given up) and delivered during this call: every
+         * earlier item is delivered first, in order */
+        s->borrowed = it->payload.s;
+    }
+    p->seq_next++;
+    p->st.submitted++;
+    if (p->expired) {
+        deliver(p);
+        return ERR_OK;
+    }
+    if (p->in_process || it->kind == POOL_KIND_SMALL) {
+        count_here(p, s);
+        deliver(p);
+        return p->stopped ? ERR_STOPPED : ERR_OK;
+    }
+    int k = it->kind == POOL_KIND_TEXT ? POOL_KIND_TEXT : POOL_KIND_HEAVY;
+    chunk *c = p->open[k];
+    iz cap = k == POOL_KIND_TEXT ? TEXT_CHUNK_MAX_ITEMS : p->chunk_items;
+    if (!c) {
+        c = p->open[k] = chunk_new(cap, false);
+        if (!c) {
+            p->seq_next--;
+            p->st.submitted--;
+            free(s->copy);
+            *s = (slot){0};
+            return ERR_NOMEM;
+        }
+    }
+    c->seq[c->n++] = seq;
+    c->left++;
+    c->bytes += len;
+    s->ch = c;
+    if (c->n == cap || (k == POOL_KIND_TEXT && c->bytes >= p->chunk_bytes)) {
+        ready_push(p, c, false);
+        p->open[k] = NULL;
+    }
+    return pool_pump(p);
+}
+
+int pool_pump(pool *p)
+{
+    if (!check(p))
+        return ERR_STOPPED;
+    if (!p->in_process && !p->expired && !step(p, 0))
+        go_in_process(p);
+    deliver(p);
+    return p->stopped ? ERR_STOPPED : ERR_OK;
+}
+
+int pool_send_partial(pool *p, int fd)
+{
+    close_open(p);
+    for (;;) {
+        if (!check(p))
+            return ERR_STOPPED;
+        deliver(p);
+        if (p->stopped)
+            return ERR_STOPPED;
+        if (fd < 0 || p->seq_base == p->seq_next || p->in_process || p->expired)
+            return p->in_process || p->expired || fd < 0 ? pool_pump(p) : ERR_OK;
+        bool ready = false;
+        if (!step_fd(p, 250, fd, &ready))
+            go_in_process(p);
+        if (ready)
+            return pool_pump(p);
+        if (p->o.tick)
+            p->o.tick(p->o.tick_ctx);
+    }
+}
+
+int pool_flush(pool *p)
+{
+    close_open(p);
+    return wait_until(p, all_delivered, 0);
+}
+
+void pool_set_deadline(pool *p, double deadline)
+{
+    p->deadline = deadline;
+    if (p->expired && !past_deadline(p))
+        p->expired = false;   /* deal() starts workers again for what comes */
+}
+
+void pool_stats_get(const pool *p, pool_stats *st)
+{
+    *st = p->st;
+    st->workers = workers_alive(p);
+    st->in_process = p->in_process;
 }
 
 int pool_cpus(void)

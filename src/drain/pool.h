@@ -1,113 +1,167 @@
-/* pool.h - the drain's process pool: counts a batch of items on worker
- * processes forked from the caller (so a loaded tokenizer and templates are
- * shared copy-on-write), in chunks, keeping results in input order,
- * surviving dead workers, honouring a time budget and reporting progress.
+/* pool.h - the drain's process pool: worker processes forked once, when
+ * the pool is made (after the tokenizer and templates are loaded, so the
+ * workers share them copy-on-write), that count the items the caller
+ * submits, in chunks, for as long as the pool lives. Results come back in
+ * submission order, whatever order the workers finish in; a worker that
+ * dies costs only the items it held (they are retried one at a time); a
+ * deadline stops everything at once; memory is bounded by a window of
+ * items in flight, not by how many are submitted.
+ *
+ * Payloads travel through memory shared with the workers (a ring mapped
+ * before the fork): the caller's bytes are copied into it once and the
+ * workers read them in place; only small descriptors go down the pipes.
+ * A payload too large for the ring goes down its worker's pipe instead.
+ *
  * Generic over the work: the caller passes a function that turns one item
- * into one result; in the workers it runs on the forked copy of the
- * caller's memory: a chunk sent to a worker is a list of item indexes,
- * and the worker reads the items from its copy of that memory (the caller
- * must not change `items` while pool_run runs; it cannot, pool_run blocks).
- * Depends on base/ only. POSIX (fork, pipes, poll). */
+ * into one pool_result; it runs in the workers (and in the caller for
+ * in-process counting and for POOL_KIND_SMALL items).
+ * Depends on base/ only. POSIX (fork, pipes, poll, mmap). Not thread-safe:
+ * one thread drives a pool. */
 #ifndef TALLY_POOL_H
 #define TALLY_POOL_H
 
+#include <signal.h>
 #include "../base/base.h"
 #include "../base/err.h"
 
-/* One item: an opaque payload (a JSON line, say) and a kind the work
- * function and the chunking understand. */
+/* One item: an opaque payload (a JSON value, say) and a kind that steers
+ * chunking (the work function sees it too). */
 typedef struct pool_item {
     str payload;
-    u8  kind;       /* POOL_KIND_* for chunking; the work function sees it too */
+    u8  kind;       /* POOL_KIND_* */
 } pool_item;
 
 enum {
-    POOL_KIND_SMALL = 0,   /* cheap, counted in the parent (token ids) */
+    POOL_KIND_SMALL = 0,   /* cheap: counted in the caller at once (token ids) */
     POOL_KIND_TEXT  = 1,   /* chunked by bytes */
     POOL_KIND_HEAVY = 2,   /* chunked by count (message, prompt) */
 };
 
-/* What counting one item gave. `state` says whether it is done. */
+/* What counting one item gave: `state` says which of the fields mean
+ * something. This is the one result encoding of the drain: the same
+ * struct leaves the work function, crosses the pipe field by field and
+ * reaches the caller's callback. */
 enum {
-    POOL_PENDING = 0,      /* not counted (yet, or the budget ran out) */
-    POOL_DONE,             /* counted: n, fallback */
-    POOL_ERROR,            /* an error for this item: msg */
+    POOL_PENDING = 0,  /* not counted: the deadline came first */
+    POOL_DONE,         /* counted: kind, n; cls when the count is a fallback */
+    POOL_SKIPPED,      /* nothing to count in it (not an error): msg says why */
+    POOL_ERROR,        /* it cannot be counted: msg says why */
 };
 
-/* A result's message: an error, or whatever the work function wants to
- * send back (the CLI sends its output line). */
-enum { POOL_MSG_MAX = 1024 };
+enum {
+    POOL_CLS_MAX   = 64,     /* bytes of cls, with its NUL */
+    POOL_MSG_MAX   = 1024,   /* bytes of msg, with its NUL */
+    POOL_LABEL_MAX = 1024,   /* bytes of label, with its NUL */
+};
 
 typedef struct pool_result {
     u8   state;
-    u8   fallback;         /* a caller-defined code (0 = none) */
-    i64  n;
-    char msg[POOL_MSG_MAX];
+    u8   kind;                  /* what the work counted it as (its own codes) */
+    u8   flags;                 /* facts the work found about it (its own named bits) */
+    i64  n;                     /* POOL_DONE: the count */
+    char cls[POOL_CLS_MAX];     /* POOL_DONE: "" or a class (a fallback's Python class) */
+    char msg[POOL_MSG_MAX];     /* why (SKIPPED, ERROR), or the detail of cls */
+    char label[POOL_LABEL_MAX]; /* "" or a name of the item the work found in it
+                                   (tally count: the line's id, as JSON text) */
 } pool_result;
 
-/* Runs in a worker (or in the caller for in-process counting and for
- * POOL_KIND_SMALL items): fills r (state DONE or ERROR). Must not print
- * or exit; may crash (that is what the pool survives). */
-typedef void (*pool_work_fn)(void *ctx, const pool_item *it, pool_result *r);
+/* Resets r to an empty POOL_PENDING result (cheap: no clearing of the
+ * text fields beyond their first byte). */
+void pool_result_clear(pool_result *r);
+
+/* Runs in a worker (or in the caller): fills r with state POOL_DONE,
+ * POOL_SKIPPED or POOL_ERROR, or POOL_PENDING when it stopped because
+ * `deadline` (os_now() clock; 0 = none) passed. Must not print or exit;
+ * may crash (that is what the pool survives). */
+typedef void (*pool_work_fn)(void *ctx, const pool_item *it, double deadline, pool_result *r);
+
+/* Receives each result in submission order: `tag` as submitted, `it` the
+ * item (its payload valid during the call only). Runs on the thread that
+ * drives the pool, inside pool_submit, pool_pump or pool_flush; it must
+ * not call into the pool. */
+typedef void (*pool_deliver_fn)(void *ctx, u64 tag, const pool_item *it, const pool_result *r);
 
 typedef struct pool_stats {
-    iz     total, done, errors, fallbacks, pending;
-    iz     chunks, worker_deaths, retried;
-    double elapsed_s;
-    int    workers;
+    iz     submitted, delivered;   /* delivered: by the callback, in order */
+    iz     done, skipped, errors, pending, classed;   /* of the delivered; classed: DONE with cls */
+    iz     chunks, worker_deaths, retried, inline_items;
+    int    workers;                /* worker processes running now */
+    bool   in_process;             /* counting in the caller (asked for, or the workers failed) */
 } pool_stats;
 
-typedef void (*pool_progress_fn)(void *ctx, const pool_stats *s, bool final);
-
 typedef struct pool_opts {
-    int    workers;        /* processes; 0 = count in the caller, in order */
+    int    workers;        /* processes; 0 = count in the caller, at submission */
     int    chunk_items;    /* HEAVY items per chunk (0 = POOL_CHUNK_ITEMS) */
     iz     chunk_bytes;    /* TEXT bytes per chunk (0 = POOL_CHUNK_BYTES) */
     int    in_flight;      /* chunks in flight per worker (0 = 2) */
-    double timeout_s;      /* budget for the whole run; 0 = none */
-    double progress_s;     /* progress every this many seconds; 0 = never */
-    pool_progress_fn progress;
-    void  *progress_ctx;
+    iz     ring_bytes;     /* shared payload memory (0 = POOL_RING_BYTES) */
+    iz     window;         /* items submitted and not yet delivered (0 = POOL_WINDOW) */
+    pool_work_fn    work;
+    void           *work_ctx;
+    pool_deliver_fn deliver;
+    void           *deliver_ctx;
     /* Called in each new worker right after fork (may be NULL), e.g. to
-     * create the worker's own scratch state. */
-    void (*worker_init)(void *ctx);
-    /* Bytes from one item to the next in `items` (0 = sizeof(pool_item)):
-     * items may be the first member of the caller's own records. */
-    iz     item_size;
-    /* Windows: with window > 0 the items are counted `window` at a time by
-     * the same workers (so what they learn, a tokenizer's caches, stays;
-     * on_window may change or free the items of its window, never later
-     * ones, which workers forked later still read),
-     * `results` holds one window (window entries, reset by the pool for
-     * each), and on_window(window_ctx, first, n, results) is called with
-     * each window's results in order, the last one possibly shorter. When
-     * the budget runs out, the remaining windows are still reported, their
-     * items PENDING. With window = 0 results holds all n items. */
-    iz     window;
-    void (*on_window)(void *ctx, iz first, iz n, pool_result *results);
-    void  *window_ctx;
+     * make the worker's own scratch state in work_ctx. */
+    void (*worker_init)(void *work_ctx);
+    /* Called at least once a second while the pool waits on its workers
+     * (may be NULL): the caller's chance to print progress. */
+    void (*tick)(void *tick_ctx);
+    void  *tick_ctx;
+    /* The caller's stop flag (set by a signal handler), or NULL: when it is
+     * non-zero the pool stops its workers and returns ERR_STOPPED, and
+     * delivers nothing more. */
+    volatile sig_atomic_t *stop;
 } pool_opts;
 
 enum {
-    POOL_CHUNK_ITEMS = 64,       /* upstream's structured chunk size */
-    POOL_CHUNK_BYTES = 1 << 20,  /* about a few ms of tokenizing */
+    POOL_CHUNK_ITEMS = 64,         /* upstream's structured chunk size */
+    POOL_CHUNK_BYTES = 1 << 20,    /* about a few ms of tokenizing */
+    POOL_RING_BYTES  = 64 << 20,
+    POOL_WINDOW      = 16384,
+    POOL_MAX_WORKERS = 256,
 };
 
-/* Counts items[0..n) into results[0..n) (same order; see `window` for
- * counting in windows). Without windows, items whose result is already
- * DONE or ERROR are skipped (a retry pass). Returns ERR_OK, or an error
- * when the workers could not be started or replaced (fork or pipe failed):
- * then the rest was counted in this process, in order (nothing is lost),
- * and the error says why; out of memory for the pool itself leaves every
- * item PENDING (and still reports each window). A worker that dies
- * costs its in-flight chunks only: a replacement is started and those
- * items are retried one at a time; an item on which a worker dies again is
- * an ERROR ("worker died on this item: signal N"). When the budget runs out
- * the workers are killed and what was not counted stays PENDING.
- * Workers ignore SIGINT and die with the caller. Not thread-safe (it forks
- * and waits for its own children). */
-int pool_run(const pool_item *items, iz n, pool_result *results, pool_work_fn fn, void *ctx,
-             const pool_opts *o, pool_stats *st, err *e);
+typedef struct pool pool;
+
+/* Makes a pool and forks its workers (none with workers = 0). NULL and `e`
+ * filled when out of memory, or when no worker could be started (fork or
+ * pipe failed: the caller may make an in-process pool instead). Workers
+ * ignore SIGINT, die with the caller, and see the caller's memory as it
+ * was at the fork (plus the ring). */
+pool *pool_new(const pool_opts *o, err *e);
+
+/* Ends the workers (what is not delivered is dropped) and frees the pool. */
+void pool_free(pool *p);
+
+/* Submits an item: its payload is copied (the caller may reuse it at once).
+ * Delivers whatever results are ready; when the window or the ring is full
+ * it waits for results first. With workers = 0 the item is counted here
+ * and delivered before the call returns. Returns ERR_OK, ERR_STOPPED (the
+ * stop flag; nothing more is delivered), or ERR_NOMEM (nothing was
+ * submitted). Items submitted after the deadline are delivered PENDING. */
+int pool_submit(pool *p, const pool_item *it, u64 tag);
+
+/* Delivers the results that are ready, without waiting. ERR_OK or ERR_STOPPED. */
+int pool_pump(pool *p);
+
+/* Sends the partly filled chunks to the workers now (the caller has
+ * nothing more to submit for a while) and delivers results as they come,
+ * until everything submitted is delivered or `fd` (when not -1: the
+ * caller's input) is readable. ERR_OK or ERR_STOPPED. */
+int pool_send_partial(pool *p, int fd);
+
+/* Sends the partly filled chunks and waits until every submitted item is
+ * delivered (or the deadline has passed: then what was not counted is
+ * delivered PENDING). ERR_OK or ERR_STOPPED. */
+int pool_flush(pool *p);
+
+/* From `deadline` on (os_now() clock; 0 = none) the workers are stopped
+ * and every item not counted is delivered PENDING; the workers also get it
+ * with each chunk (the work sees it). A later call may move it, also after
+ * it has passed: new workers are then forked for the items that follow. */
+void pool_set_deadline(pool *p, double deadline);
+
+void pool_stats_get(const pool *p, pool_stats *st);
 
 /* Number of CPUs this process may run on (affinity mask, cgroup quota). */
 int pool_cpus(void);

@@ -1,6 +1,6 @@
 /* queue.c - the queue of pending token counts (queue.h): a FIFO buffer
  * under one lock, a live lane of persistent threads fed one flush batch at
- * a time, and the drain over pool.h in batches.
+ * a time, and the drain over one pool.h pool made at its first step.
  *
  * Locks: `mu` guards the buffer and the statistics; `flush_mu` serialises
  * flushes (live and drain), so the recorder never runs on two threads at
@@ -41,9 +41,23 @@ struct dq {
     dq_stats  st;
 
     pthread_mutex_t flush_mu;    /* one flush at a time */
-    void *caller_scratch;        /* for the drain's in-process items */
+    void *caller_scratch;        /* the drain's work here (and, in a worker, its own) */
     dq_entry    *live_b;         /* a live flush's items and results, made once */
     pool_result *live_res;
+
+    /* The drain (under flush_mu). The items handed to the pool and not yet
+     * delivered are fl[fl_head..fl_head+fl_len) (a ring), in their order;
+     * pending ones with no expire callback wait in kept[0..nkept) to go
+     * back to the buffer at the end of the step. */
+    pool     *pool;
+    bool      drain_on;          /* begun: the live lane is off for good */
+    dq_entry *fl;
+    iz        fl_head, fl_len, fl_cap;
+    dq_entry *kept;
+    iz        nkept, ckept;
+    dq_drain_opts dopts;         /* of the step running */
+    double    drain_start, next_progress;
+    iz        base_done, base_errors, base_fallbacks, base_deaths;
 
     /* The live lane's threads. */
     pthread_mutex_t tp_mu;
@@ -162,6 +176,7 @@ dq *dq_new(const dq_ops *ops, const dq_opts *o, err *e)
 }
 
 static void threads_stop(dq *q);
+static dq_entry fl_pop(dq *q);
 
 void dq_free(dq *q)
 {
@@ -169,9 +184,18 @@ void dq_free(dq *q)
         return;
     dq_live_stop(q);
     threads_stop(q);
+    pool_free(q->pool);
     for (iz i = q->head; i < q->tail; i++)
         entry_free(&q->e[i]);
     free(q->e);
+    while (q->fl_len) {
+        dq_entry x = fl_pop(q);
+        entry_free(&x);
+    }
+    free(q->fl);
+    for (iz k = 0; k < q->nkept; k++)
+        entry_free(&q->kept[k]);
+    free(q->kept);
     if (q->caller_scratch && q->ops.scratch_free)
         q->ops.scratch_free(q->ops.ctx, q->caller_scratch);
     free(q->live_b);
@@ -255,7 +279,7 @@ static void *thread_main(void *arg)
                 snprintf(res[i].msg, sizeof res[i].msg, "out of memory in a live-lane thread");
                 continue;
             }
-            q->ops.work(q->ops.ctx, scratch, &b[i].it, &res[i]);
+            q->ops.work(q->ops.ctx, scratch, &b[i].it, 0, &res[i]);
         }
         pthread_mutex_lock(&q->tp_mu);
         if (--q->busy == 0)
@@ -342,12 +366,12 @@ static iz take_live(dq *q, dq_entry *out)
     return n;
 }
 
-/* Hands the counted items of b[0..n) to the recorder; the others are
- * given back (requeue) or failed (drain). `live` selects the rules.
- * With `keep` (the drain), the items to give back are appended to
- * keep[*nkeep...] instead (in order; keep may be b itself or lie before
- * it) and stay counted in inflight. Returns the number recorded. */
-static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq_entry *keep, iz *nkeep)
+/* Settles a live flush's items b[0..n): the counted ones go to the
+ * recorder, the ones with nothing to count to `fail`; the others (an
+ * error, or not reached by a cancelled flush) go back to the front of the
+ * buffer in their order, an error marked so that the live lane does not
+ * take it again. Returns the number recorded. */
+static iz settle_live(dq *q, dq_entry *b, const pool_result *res, iz n)
 {
     iz rec = 0, fb = 0, failed = 0, back = 0;
     for (iz k = 0; k < n; k++) {
@@ -356,9 +380,9 @@ static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq
             if (q->ops.record)
                 q->ops.record(q->ops.rctx, b[k].tag, &b[k].it, r);
             rec++;
-            fb += r->fallback != 0;
+            fb += r->cls[0] != 0;
             entry_free(&b[k]);
-        } else if (r->state == POOL_ERROR && !live) {
+        } else if (r->state == POOL_SKIPPED) {
             if (q->ops.fail)
                 q->ops.fail(q->ops.rctx, b[k].tag, &b[k].it, r);
             failed++;
@@ -366,17 +390,16 @@ static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq
         } else {
             if (r->state == POOL_ERROR)
                 b[k].live_failed = true;
-            if (keep)
-                keep[(*nkeep)++] = b[k];
-            else
-                b[back++] = b[k];   /* in order, compacted to the front of b */
+            b[back++] = b[k];   /* in order, compacted to the front of b */
         }
     }
     pthread_mutex_lock(&q->mu);
     if (!push_front(q, b, back)) {
         /* no memory to put them back: they can only be failed */
         for (iz k = 0; k < back; k++) {
-            pool_result r = {.state = POOL_ERROR};
+            pool_result r;
+            pool_result_clear(&r);
+            r.state = POOL_ERROR;
             snprintf(r.msg, sizeof r.msg, "out of memory putting the item back in the queue");
             pthread_mutex_unlock(&q->mu);
             if (q->ops.fail)
@@ -387,18 +410,13 @@ static iz settle(dq *q, dq_entry *b, const pool_result *res, iz n, bool live, dq
         failed += back;
         back = 0;
     }
-    q->st.inflight -= rec + failed + back;   /* kept ones stay in flight */
+    q->st.inflight -= rec + failed + back;
     q->st.buffered += back;
     q->st.recorded += rec;
     q->st.fallbacks += fb;
     q->st.failed += failed;
-    if (live) {
-        q->st.live_recorded += rec;
-        q->st.live_requeued += back;
-    } else {
-        q->st.drain_recorded += rec;
-        q->st.drain_failed += failed;
-    }
+    q->st.live_recorded += rec;
+    q->st.live_requeued += back;
     pthread_mutex_unlock(&q->mu);
     return rec;
 }
@@ -410,6 +428,11 @@ iz dq_flush_live(dq *q, err *e)
         return -1;
     }
     pthread_mutex_lock(&q->flush_mu);
+    if (q->drain_on) {
+        pthread_mutex_unlock(&q->flush_mu);
+        err_set(e, ERR_INVALID, -1, "the drain has begun: the live lane is off");
+        return -1;
+    }
     if (threads_start(q, e) != ERR_OK) {
         pthread_mutex_unlock(&q->flush_mu);
         return -1;
@@ -434,15 +457,11 @@ iz dq_flush_live(dq *q, err *e)
     iz n = take_live(q, b);
     q->st.live_flushes++;
     pthread_mutex_unlock(&q->mu);
-    for (iz k = 0; k < n; k++) {   /* a cancelled flush leaves the rest PENDING */
-        res[k].state = POOL_PENDING;
-        res[k].fallback = 0;
-        res[k].n = 0;
-        res[k].msg[0] = 0;
-    }
+    for (iz k = 0; k < n; k++)   /* a cancelled flush leaves the rest PENDING */
+        pool_result_clear(&res[k]);
     if (n)
         threads_run(q, b, res, n);
-    iz done = settle(q, b, res, n, true, NULL, NULL);
+    iz done = settle_live(q, b, res, n);
     pthread_mutex_unlock(&q->flush_mu);
     return done;
 }
@@ -516,203 +535,336 @@ void dq_live_stop(dq *q)
 
 /* ---- the drain ----------------------------------------------------------------- */
 
-typedef struct drain {
-    dq   *q;
-    void *scratch;        /* the caller's; a forked worker uses its copy */
-    const dq_drain_opts *o;
-    iz    total;          /* items buffered when the drain started */
-    iz    base_done, base_failed, base_fallbacks, base_deaths;   /* stats then */
-    iz    prev_done, prev_errors, prev_fallbacks, prev_deaths;   /* of earlier pool runs */
-    dq_entry *all;        /* the items taken, their pending ones compacted to the front */
-    iz    nkeep;
-    iz    settled;        /* items of `all` the pool reported (windows seen) */
-    double start, next_progress;
-} drain;
-
-static void drain_work(void *ctx, const pool_item *it, pool_result *r)
+/* The pool's work: the queue's, with the scratch of the process it runs in. */
+static void drain_work(void *ctx, const pool_item *it, double deadline, pool_result *r)
 {
-    drain *d = ctx;
-    if (!d->scratch && d->q->ops.scratch_new)
-        d->scratch = d->q->ops.scratch_new(d->q->ops.ctx);
-    if (!d->scratch && d->q->ops.scratch_new) {
+    dq *q = ctx;
+    if (!q->caller_scratch && q->ops.scratch_new)
+        q->caller_scratch = q->ops.scratch_new(q->ops.ctx);
+    if (!q->caller_scratch && q->ops.scratch_new) {
         r->state = POOL_ERROR;
         snprintf(r->msg, sizeof r->msg, "out of memory");
         return;
     }
-    d->q->ops.work(d->q->ops.ctx, d->scratch, it, r);
+    q->ops.work(q->ops.ctx, q->caller_scratch, it, deadline, r);
 }
 
-static void drain_progress(drain *d, const pool_stats *ps, bool final)
+/* In a new worker: its own scratch, made at its first item (the parent's,
+ * if it had one, stays untouched in the worker's copy of memory). */
+static void drain_worker_init(void *ctx)
 {
-    if (!d->o->progress)
+    dq *q = ctx;
+    q->caller_scratch = NULL;
+}
+
+static void drain_progress(dq *q, bool final)
+{
+    const dq_drain_opts *o = &q->dopts;
+    if (!o->progress)
         return;
     double now = os_now();
-    if (!final && now < d->next_progress)
+    if (!final && (o->progress_s <= 0 || now < q->next_progress))
         return;
-    d->next_progress = now + d->o->progress_s;
-    dq_progress p = {.total = d->total, .elapsed_s = now - d->start, .final = final};
-    if (ps) {   /* the pool run in progress: its own totals so far */
-        p.done = d->prev_done + ps->done + ps->errors;
-        p.errors = d->prev_errors + ps->errors;
-        p.fallbacks = d->prev_fallbacks + ps->fallbacks;
-        p.worker_deaths = d->prev_deaths + ps->worker_deaths;
-    } else {
-        dq_stats s;
-        dq_stats_get(d->q, &s);
-        p.done = s.drain_recorded - d->base_done + s.drain_failed - d->base_failed;
-        p.errors = s.drain_failed - d->base_failed;
-        p.fallbacks = s.fallbacks - d->base_fallbacks;
-        p.worker_deaths = s.worker_deaths - d->base_deaths;
+    q->next_progress = now + o->progress_s;
+    dq_stats s;
+    dq_stats_get(q, &s);
+    dq_progress p = {.elapsed_s = now - q->drain_start, .final = final};
+    iz errors = s.drain_failed - q->base_errors;
+    p.done = s.drain_recorded + s.drain_failed + s.expired - q->base_done;
+    p.total = p.done + s.inflight + s.buffered;
+    p.errors = errors;
+    p.fallbacks = s.fallbacks - q->base_fallbacks;
+    if (q->pool) {
+        pool_stats ps;
+        pool_stats_get(q->pool, &ps);
+        p.worker_deaths = ps.worker_deaths;
     }
     p.rate = p.elapsed_s > 0 ? (double)p.done / p.elapsed_s : 0;
     p.eta_s = p.rate > 0 ? (double)MAX(p.total - p.done, 0) / p.rate : -1;
-    d->o->progress(d->o->progress_ctx, &p);
+    o->progress(o->progress_ctx, &p);
+}
+
+static void drain_tick(void *ctx)
+{
+    drain_progress(ctx, false);
 }
 
 void dq_progress_format(const dq_progress *p, char *out, iz cap)
 {
     if (cap <= 0)
         return;
+    char deaths[64] = "";
+    if (p->worker_deaths)
+        snprintf(deaths, sizeof deaths, ", %td worker deaths", p->worker_deaths);
     if (p->final) {
-        snprintf(out, (size_t)cap, "drain: done: %td counted, %td errors, %td fallbacks%s in %.1f s (%.0f items/s)",
-                 p->done - p->errors, p->errors, p->fallbacks,
+        snprintf(out, (size_t)cap, "drain: done: %td counted, %td errors, %td fallbacks%s%s in %.1f s (%.0f items/s)",
+                 p->done - p->errors, p->errors, p->fallbacks, deaths,
                  p->done < p->total ? ", the rest not counted (budget)" : "", p->elapsed_s, p->rate);
         return;
     }
     char eta[48] = "";
     if (p->eta_s >= 0)
         snprintf(eta, sizeof eta, ", ETA %.0f s", p->eta_s);
-    snprintf(out, (size_t)cap, "drain: %td/%td done, %td errors, %td fallbacks, %.0f items/s%s", p->done, p->total,
-             p->errors, p->fallbacks, p->rate, eta);
+    snprintf(out, (size_t)cap, "drain: %td/%td done, %td errors, %td fallbacks%s, %.0f items/s%s", p->done, p->total,
+             p->errors, p->fallbacks, deaths, p->rate, eta);
 }
 
-static void pool_progress_cb(void *ctx, const pool_stats *s, bool final)
+static dq_entry fl_pop(dq *q)
 {
-    if (!final)
-        drain_progress(ctx, s, false);
+    dq_entry x = q->fl[q->fl_head];
+    q->fl_head = (q->fl_head + 1) % q->fl_cap;
+    q->fl_len--;
+    return x;
 }
 
-/* The pool's window callback: records, fails and keeps the pending. */
-static void drain_window(void *ctx, iz first, iz n, pool_result *res)
+static bool fl_push(dq *q, const dq_entry *x)
 {
-    drain *d = ctx;
-    settle(d->q, d->all + first, res, n, false, d->all, &d->nkeep);
-    d->settled = first + n;
+    if (q->fl_len == q->fl_cap) {
+        iz c = q->fl_cap ? q->fl_cap * 2 : 1024;
+        dq_entry *f = malloc((size_t)c * sizeof *f);
+        if (!f)
+            return false;
+        for (iz k = 0; k < q->fl_len; k++)
+            f[k] = q->fl[(q->fl_head + k) % q->fl_cap];
+        free(q->fl);
+        q->fl = f;
+        q->fl_head = 0;
+        q->fl_cap = c;
+    }
+    q->fl[(q->fl_head + q->fl_len) % q->fl_cap] = *x;
+    q->fl_len++;
+    return true;
 }
 
-/* One pool run over all[0..n) in windows: its pending items end up in
- * all[0..d->nkeep). */
-static int drain_run(drain *d, iz n, int workers, double timeout_s, pool_result *res, err *pe)
+/* The pool's results, in submission order: the front of fl. */
+static void drain_deliver(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
 {
-    const dq_drain_opts *o = d->o;
+    (void)tag;
+    (void)it;
+    dq *q = ctx;
+    dq_entry x = fl_pop(q);
+    iz rec = 0, failed = 0, expired = 0, kept = 0;
+    if (r->state == POOL_DONE) {
+        if (q->ops.record)
+            q->ops.record(q->ops.rctx, x.tag, &x.it, r);
+        rec = 1;
+    } else if (r->state == POOL_ERROR || r->state == POOL_SKIPPED) {
+        if (q->ops.fail)
+            q->ops.fail(q->ops.rctx, x.tag, &x.it, r);
+        failed = 1;
+    } else if (q->ops.expire) {
+        q->ops.expire(q->ops.rctx, x.tag, &x.it, r);
+        expired = 1;
+    } else {
+        if (q->nkept == q->ckept) {
+            iz c = q->ckept ? q->ckept * 2 : 256;
+            dq_entry *k = realloc(q->kept, (size_t)c * sizeof *k);
+            if (k) {
+                q->kept = k;
+                q->ckept = c;
+            }
+        }
+        if (q->nkept < q->ckept) {
+            q->kept[q->nkept++] = x;
+            kept = 1;
+        } else {
+            pool_result fr;
+            pool_result_clear(&fr);
+            fr.state = POOL_ERROR;
+            snprintf(fr.msg, sizeof fr.msg, "out of memory putting the item back in the queue");
+            if (q->ops.fail)
+                q->ops.fail(q->ops.rctx, x.tag, &x.it, &fr);
+            failed = 1;
+        }
+    }
+    if (!kept)
+        entry_free(&x);
+    pthread_mutex_lock(&q->mu);
+    q->st.inflight -= rec + failed + expired;
+    q->st.recorded += rec;
+    q->st.drain_recorded += rec;
+    q->st.fallbacks += rec && r->cls[0];
+    q->st.failed += failed;
+    q->st.drain_failed += failed;
+    q->st.expired += expired;
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Starts the drain (under flush_mu): the pool, once. */
+static int drain_begin(dq *q, err *e)
+{
+    if (q->pool)
+        return ERR_OK;
+    q->drain_on = true;
+    threads_stop(q);   /* fork below from a process with one thread of ours */
+    const dq_drain_opts *o = &q->dopts;
     pool_opts po = {
-        .workers = workers,
+        .workers = o->workers,
         .chunk_items = o->chunk_items,
         .chunk_bytes = o->chunk_bytes,
-        .timeout_s = timeout_s,
-        .progress_s = o->progress && o->progress_s > 0 ? MIN(o->progress_s, 1.0) : 0,
-        .progress = pool_progress_cb,
-        .progress_ctx = d,
-        .item_size = (iz)sizeof(dq_entry),
-        .window = DQ_DRAIN_BATCH,
-        .on_window = drain_window,
-        .window_ctx = d,
+        .ring_bytes = o->ring_bytes,
+        .window = o->window,
+        .work = drain_work,
+        .work_ctx = q,
+        .deliver = drain_deliver,
+        .deliver_ctx = q,
+        .worker_init = drain_worker_init,
+        .tick = drain_tick,
+        .tick_ctx = q,
+        .stop = o->stop,
     };
-    pool_stats ps;
-    d->nkeep = 0;
-    d->settled = 0;
-    int rc = pool_run(&d->all[0].it, n, res, drain_work, d, &po, &ps, pe);
-    /* items the pool never reported (it could not run at all) are kept */
-    if (d->settled < n) {
-        memmove(d->all + d->nkeep, d->all + d->settled, (size_t)(n - d->settled) * sizeof *d->all);
-        d->nkeep += n - d->settled;
+    err pe = {0};
+    q->pool = pool_new(&po, &pe);
+    if (!q->pool && po.workers > 0) {
+        err_set(e, pe.code ? pe.code : ERR_IO, -1, "the worker processes could not start (%s): counting in this process",
+                pe.msg);
+        po.workers = 0;
+        q->pool = pool_new(&po, &pe);
     }
-    d->prev_done += ps.done + ps.errors;
-    d->prev_errors += ps.errors;
-    d->prev_fallbacks += ps.fallbacks;
-    d->prev_deaths += ps.worker_deaths;
-    pthread_mutex_lock(&d->q->mu);
-    d->q->st.worker_deaths += ps.worker_deaths;
-    pthread_mutex_unlock(&d->q->mu);
+    if (!q->pool)
+        return err_set(e, ERR_NOMEM, -1, "out of memory");
+    dq_stats s;
+    dq_stats_get(q, &s);
+    q->drain_start = os_now();
+    q->next_progress = q->drain_start + o->progress_s;
+    q->base_done = s.drain_recorded + s.drain_failed + s.expired;
+    q->base_errors = s.drain_failed;
+    q->base_fallbacks = s.fallbacks;
+    return ERR_OK;
+}
+
+/* Hands every buffered item to the pool, in order. */
+static int drain_move(dq *q)
+{
+    enum { TAKE = 256 };
+    dq_entry take[TAKE];
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        iz n = MIN((iz)TAKE, q->tail - q->head);
+        if (n > 0)
+            memcpy(take, q->e + q->head, (size_t)n * sizeof *take);
+        q->head += n;
+        q->st.buffered -= n;
+        q->st.inflight += n;
+        pthread_mutex_unlock(&q->mu);
+        if (n == 0)
+            return ERR_OK;
+        for (iz k = 0; k < n; k++) {
+            int rc = fl_push(q, &take[k]) ? pool_submit(q->pool, &take[k].it, take[k].tag) : ERR_NOMEM;
+            if (rc == ERR_OK)
+                continue;
+            if (rc == ERR_NOMEM) {
+                /* not submitted (fl_push may have taken it: it is the last) */
+                if (q->fl_len && q->fl[(q->fl_head + q->fl_len - 1) % q->fl_cap].it.payload.s == take[k].it.payload.s)
+                    q->fl_len--;
+                pool_result r;
+                pool_result_clear(&r);
+                r.state = POOL_ERROR;
+                snprintf(r.msg, sizeof r.msg, "out of memory handing the item to the drain");
+                if (q->ops.fail)
+                    q->ops.fail(q->ops.rctx, take[k].tag, &take[k].it, &r);
+                entry_free(&take[k]);
+                pthread_mutex_lock(&q->mu);
+                q->st.inflight--;
+                q->st.failed++;
+                q->st.drain_failed++;
+                pthread_mutex_unlock(&q->mu);
+                continue;
+            }
+            /* stopped: what was not handed over goes back to the buffer */
+            pthread_mutex_lock(&q->mu);
+            if (push_front(q, take + k + 1, n - k - 1)) {
+                q->st.buffered += n - k - 1;
+                q->st.inflight -= n - k - 1;
+            } else {
+                for (iz j = k + 1; j < n; j++)
+                    entry_free(&take[j]);
+            }
+            pthread_mutex_unlock(&q->mu);
+            return rc;
+        }
+    }
+}
+
+/* Puts the items the deadline left (kept) back at the front of the buffer. */
+static void drain_unkeep(dq *q)
+{
+    if (!q->nkept)
+        return;
+    pthread_mutex_lock(&q->mu);
+    bool ok = push_front(q, q->kept, q->nkept);
+    if (ok) {
+        q->st.buffered += q->nkept;
+        q->st.inflight -= q->nkept;
+    }
+    pthread_mutex_unlock(&q->mu);
+    if (!ok) {
+        for (iz k = 0; k < q->nkept; k++) {
+            pool_result r;
+            pool_result_clear(&r);
+            r.state = POOL_ERROR;
+            snprintf(r.msg, sizeof r.msg, "out of memory putting the item back in the queue");
+            if (q->ops.fail)
+                q->ops.fail(q->ops.rctx, q->kept[k].tag, &q->kept[k].it, &r);
+            entry_free(&q->kept[k]);
+        }
+        pthread_mutex_lock(&q->mu);
+        q->st.inflight -= q->nkept;
+        q->st.failed += q->nkept;
+        q->st.drain_failed += q->nkept;
+        pthread_mutex_unlock(&q->mu);
+    }
+    q->nkept = 0;
+}
+
+/* One step under flush_mu; `wait`: until everything is delivered; `partial`:
+ * the partly filled chunks go out. */
+static int drain_run(dq *q, const dq_drain_opts *o, bool wait, bool partial, int fd, err *e)
+{
+    static const dq_drain_opts none = {0};
+    q->dopts = o ? *o : none;
+    int rc = drain_begin(q, e);
+    if (rc != ERR_OK && !q->pool)
+        return rc;
+    rc = ERR_OK;
+    pool_set_deadline(q->pool, q->dopts.deadline);
+    rc = drain_move(q);
+    if (rc == ERR_OK)
+        rc = wait ? pool_flush(q->pool) : partial ? pool_send_partial(q->pool, fd) : pool_pump(q->pool);
+    drain_unkeep(q);
+    pool_stats ps;
+    pool_stats_get(q->pool, &ps);
+    pthread_mutex_lock(&q->mu);
+    q->st.worker_deaths = ps.worker_deaths;
+    pthread_mutex_unlock(&q->mu);
+    return rc;
+}
+
+int dq_drain_step(dq *q, const dq_drain_opts *o, err *e)
+{
+    dq_live_stop(q);   /* before flush_mu: the lane may be waiting for it */
+    pthread_mutex_lock(&q->flush_mu);
+    int rc = drain_run(q, o, false, false, -1, e);
+    pthread_mutex_unlock(&q->flush_mu);
+    return rc;
+}
+
+int dq_drain_idle(dq *q, const dq_drain_opts *o, int fd, err *e)
+{
+    dq_live_stop(q);
+    pthread_mutex_lock(&q->flush_mu);
+    int rc = drain_run(q, o, false, true, fd, e);
+    pthread_mutex_unlock(&q->flush_mu);
     return rc;
 }
 
 iz dq_drain(dq *q, const dq_drain_opts *o, err *e)
 {
-    static const dq_drain_opts none = {0};
-    if (!o)
-        o = &none;
     dq_live_stop(q);
     pthread_mutex_lock(&q->flush_mu);
-    threads_stop(q);   /* fork below from a process with one thread */
-    drain d = {.q = q, .o = o, .start = os_now()};
-    d.next_progress = d.start + o->progress_s;
-    if (!q->caller_scratch && q->ops.scratch_new)
-        q->caller_scratch = q->ops.scratch_new(q->ops.ctx);
-    d.scratch = q->caller_scratch;
-    pool_result *res = malloc(DQ_DRAIN_BATCH * sizeof *res);
-    if (!res) {
-        err_set(e, ERR_NOMEM, -1, "out of memory");
-        drain_progress(&d, NULL, true);
-        pthread_mutex_unlock(&q->flush_mu);
-        return dq_pending(q);
-    }
-    /* Take the whole buffer, without copying it: the workers, forked for
-     * the first window, read the items from their copy of this array, and
-     * enqueues meanwhile start a new one. */
-    pthread_mutex_lock(&q->mu);
-    dq_entry *block = q->e;
-    iz n = q->tail - q->head;
-    d.all = q->e + q->head;
-    d.total = n;
-    q->e = NULL;
-    q->cap = q->head = q->tail = 0;
-    q->st.buffered -= n;
-    q->st.inflight += n;
-    d.base_done = q->st.drain_recorded;
-    d.base_failed = q->st.drain_failed;
-    d.base_fallbacks = q->st.fallbacks;
-    d.base_deaths = q->st.worker_deaths;
-    pthread_mutex_unlock(&q->mu);
-
-    if (n > 0) {
-        err pe = {0};
-        /* if the workers fail, the pool counts the rest here itself */
-        if (drain_run(&d, n, o->workers, o->timeout_s, res, &pe) != ERR_OK)
-            err_set(e, pe.code ? pe.code : ERR_IO, -1, "%s", pe.msg);
-    }
-    /* what the budget left goes back to the front, in order */
-    pthread_mutex_lock(&q->mu);
-    bool ok = push_front(q, d.all, d.nkeep);
-    if (ok) {
-        q->st.buffered += d.nkeep;
-        q->st.inflight -= d.nkeep;
-    }
-    pthread_mutex_unlock(&q->mu);
-    if (!ok) {
-        for (iz k = 0; k < d.nkeep; k++) {
-            pool_result r = {.state = POOL_ERROR};
-            snprintf(r.msg, sizeof r.msg, "out of memory putting the item back in the queue");
-            if (q->ops.fail)
-                q->ops.fail(q->ops.rctx, d.all[k].tag, &d.all[k].it, &r);
-            entry_free(&d.all[k]);
-        }
-        pthread_mutex_lock(&q->mu);
-        q->st.inflight -= d.nkeep;
-        q->st.failed += d.nkeep;
-        q->st.drain_failed += d.nkeep;
-        pthread_mutex_unlock(&q->mu);
-    }
-    free(block);
-    free(res);
-    /* a scratch the work made here (the first attempt had failed) is kept */
-    if (d.scratch && d.scratch != q->caller_scratch) {
-        if (!q->caller_scratch)
-            q->caller_scratch = d.scratch;
-        else if (q->ops.scratch_free)
-            q->ops.scratch_free(q->ops.ctx, d.scratch);
-    }
-    drain_progress(&d, NULL, true);
+    int rc = drain_run(q, o, true, false, -1, e);
+    if (rc != ERR_STOPPED)
+        drain_progress(q, true);
     pthread_mutex_unlock(&q->flush_mu);
-    return dq_pending(q);
+    return rc == ERR_STOPPED ? -1 : dq_pending(q);
 }

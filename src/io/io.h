@@ -1,0 +1,102 @@
+/* io.h - the JSON-lines jobs behind `tally tokenize`, `render` and `count`:
+ * input files (or standard input) read line by line, one output line per
+ * input line, in order, written to a file or standard output. A bad line
+ * is an error for that line only; a read or write failure, or a file that
+ * cannot be opened, ends the job with an error. Each job is one call; the
+ * caller (cli/) turns argv into these options, prints what the callbacks
+ * hand it and chooses the exit status from the result.
+ * Depends on drain/, chat/, tok/, json/ and base/. */
+#ifndef TALLY_IO_H
+#define TALLY_IO_H
+
+#include <signal.h>
+#include "../base/base.h"
+#include "../base/err.h"
+#include "../chat/chat_template.h"
+#include "../chat/count.h"
+#include "../tok/tok.h"
+
+enum {
+    IO_MAX_CLASSES = 16,   /* fallback classes told apart in the stats */
+    IO_CLASS_LEN   = 64,
+    IO_MAX_INPUTS  = 4096,
+};
+
+/* Where a job is, for progress lines and the summary. */
+typedef struct io_stats {
+    i64    lines;              /* input lines answered (an output line each) */
+    i64    errors, skipped, pending;
+    i64    counted[COUNT_PROMPT + 1];   /* count: lines counted, by count_kind */
+    i64    tokens;             /* tokenize, count: tokens of the counted lines */
+    i64    bytes_out;          /* render: bytes rendered */
+    i64    fallbacks;          /* count: counts that are upstream's fallback */
+    char   cls[IO_MAX_CLASSES][IO_CLASS_LEN];   /* ... by Python class, first seen first */
+    i64    cls_n[IO_MAX_CLASSES];
+    int    ncls;
+    i64    cls_other;          /* classes past IO_MAX_CLASSES */
+    i64    tools_unread;       /* count: prompts with tools their template never reads */
+    i64    bytes_done;         /* input bytes of the lines answered */
+    i64    bytes_total;        /* of all inputs, when every one is a regular file; else 0 */
+    double elapsed_s;          /* since the first line was read */
+    int    workers;            /* count: worker processes (0: counted in this process) */
+    iz     worker_deaths;
+    bool   final;              /* the last progress call */
+} io_stats;
+
+/* Options every job takes. */
+typedef struct io_opts {
+    const char *const *inputs;   /* file names, "-" = standard input; none = standard input */
+    int         ninputs;
+    const char *output;          /* created or truncated; NULL or "-" = standard output */
+    iz          max_line;        /* bytes; 0 = LINES_MAX_DEFAULT; a longer line is an error */
+    double      progress_s;      /* a progress call every this many seconds; 0 = none */
+    /* Set (by a signal handler) to stop: the job ends after the last whole
+     * output line and returns ERR_STOPPED. NULL = never. */
+    volatile sig_atomic_t *stop;
+    void (*progress)(void *ctx, const io_stats *s);
+    /* A warning for a person (the first fallback of each class, ...). */
+    void (*warn)(void *ctx, const char *msg);
+    void  *cb_ctx;
+} io_opts;
+
+/* Every job returns ERR_OK when each input line got its output line;
+ * ERR_STOPPED when *stop was set; else a fatal error, with `e` saying what
+ * and where (an input that cannot be opened or read, the output that
+ * cannot be written, out of memory). `st` is filled in every case. */
+
+/* `tally tokenize`: lines {"text": ...} -> {"n": N} (with want_ids also
+ * "ids"); an "id" is echoed. */
+typedef struct io_tokenize_opts {
+    io_opts io;
+    bool    want_ids;
+} io_tokenize_opts;
+int io_tokenize_lines(const tok *t, const io_tokenize_opts *o, io_stats *st, err *e);
+
+/* `tally render`: prompt objects -> {"rendered": ...} or {"error": ...,
+ * "error_type": ...}. */
+typedef struct io_render_opts {
+    io_opts io;
+    i64     now;              /* strftime_now's clock */
+    double  render_budget_s;  /* seconds per render; 0 = COUNT_RENDER_BUDGET_S */
+} io_render_opts;
+int io_render_lines(const chat_tmpl *ct, const io_render_opts *o, io_stats *st, err *e);
+
+/* `tally count`: any shape shapes.h reads -> {"kind": K, "n": N} and the
+ * other outcomes of count.h, through the queue and its drain (queue.h,
+ * count_ops.h): the lines go to `workers` worker processes forked once (0:
+ * counted in this process), and come back in order. */
+typedef struct io_count_opts {
+    io_opts io;
+    int     want;             /* a count_kind, or SHAPES_AUTO */
+    int     workers;
+    double  deadline;         /* os_now() time when counting stops (lines left: "pending"); 0 = none */
+} io_count_opts;
+int io_count_lines(const count_model *m, const io_count_opts *o, io_stats *st, err *e);
+
+/* One progress line ("count: 1200 lines, 35% of 2.0 GB, 0 errors, ...,
+ * 2400 lines/s, ETA 7 s") and the summary ("count: 20000 lines: ...");
+ * `what` names the job. No newline. */
+void io_progress_format(const char *what, const io_stats *s, char *out, iz cap);
+void io_summary_format(const char *what, const io_stats *s, char *out, iz cap);
+
+#endif
