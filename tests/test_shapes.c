@@ -327,8 +327,17 @@ static void test_explicit(void)
     arena_init(&a, 0);
     EXPECT_SHAPE("{\"token_ids\": [1], \"text\": \"x\"}", COUNT_TEXT, SHAPES_COUNT, "{\"kind\":\"text\",\"text\":\"x\"}");
     EXPECT_SHAPE("{\"token_ids\": [1], \"messages\": []}", COUNT_PROMPT, SHAPES_COUNT, "{\"kind\":\"prompt\"");
-    EXPECT_SHAPE("{\"text\": \"x\"}", COUNT_MESSAGE, SHAPES_COUNT,
+    /* none of a message's fields at all is an error naming them, not 0
+     * tokens (issue 17, defect 5); a null one is an empty message */
+    EXPECT_SHAPE("{\"text\": \"x\"}", COUNT_MESSAGE, SHAPES_ERROR,
+                 "expected \"content\", \"reasoning\" or \"tool_calls\" (an assistant message), found none of them");
+    EXPECT_SHAPE("{\"foo\": 1}", COUNT_MESSAGE, SHAPES_ERROR,
+                 "expected \"content\", \"reasoning\" or \"tool_calls\" (an assistant message), found none of them");
+    EXPECT_SHAPE("{\"content\": null}", COUNT_MESSAGE, SHAPES_COUNT,
                  "{\"kind\":\"message\",\"content\":null,\"reasoning\":null,\"tool_calls\":null}");
+    EXPECT_SHAPE("{\"foo\": 1}", COUNT_IDS, SHAPES_ERROR, "token_ids: expected an array of integers, found nothing");
+    EXPECT_SHAPE("{\"foo\": 1}", COUNT_TEXT, SHAPES_ERROR, "text: expected a string, found nothing");
+    EXPECT_SHAPE("{\"foo\": 1}", COUNT_PROMPT, SHAPES_ERROR, "messages: expected an array, found nothing");
     EXPECT_SHAPE("{\"text\": \"x\"}", COUNT_IDS, SHAPES_ERROR, "token_ids: expected an array of integers, found nothing");
     EXPECT_SHAPE("{\"token_ids\": null}", COUNT_IDS, SHAPES_ERROR, "token_ids: expected an array of integers, found null");
     EXPECT_SHAPE("{\"text\": null}", COUNT_TEXT, SHAPES_ERROR, "text: expected a string, found null");

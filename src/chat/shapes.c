@@ -719,6 +719,13 @@ static int from_object(shapes_item *o, const json *v, int want, err *e)
         return take_prompt(o, messages, json_get(v, S("tools")), json_get(v, S("chat_template_kwargs")),
                            json_get(v, S("chat_template")), json_get(v, S("tool_choice")), "", false, e);
     case COUNT_MESSAGE:
+        /* none of the three at all is not an empty message but a line of
+         * some other shape (null ones are an empty message, as upstream's) */
+        if (!content && !reasoning && !tool_calls) {
+            err_set(e, ERR_INVALID, v->off, "expected \"content\", \"reasoning\" or \"tool_calls\" "
+                    "(an assistant message), found none of them");
+            return SHAPES_ERROR;
+        }
         if (nn(content) && content->type != JSON_STR)
             return bad(e, content, "", "content", "a string or null");
         if (nn(reasoning) && reasoning->type != JSON_STR)

@@ -231,6 +231,8 @@ def obj(v, want):
                 or not (choice is None or isinstance(choice, (str, dict)))):
             return ("error",)
         return ("prompt", m, tools, choice, tmpl, kw)
+    if not any(k in v for k in ("content", "reasoning", "tool_calls")):
+        return ("error",)   # none of a message's fields: not an empty message
     c, r, tc = v.get("content"), v.get("reasoning"), v.get("tool_calls")
     if (not (c is None or isinstance(c, str)) or not (r is None or isinstance(r, str))
             or not (tc is None or isinstance(tc, list))):
@@ -560,6 +562,7 @@ CLI_CASES = [
     ("--kind message", ["TextModelOutput", "plain output"]),
     ("--kind message", {"id": 61, "content": "x"}),
     ("--kind message", {"id": 62}),
+    ("--kind message", {"id": 65, "content": None}),
     ("--kind message", ["PromptData", "x"]),
     ("--kind message", {"id": 64, "content": 5}),
     ("--kind prompt", ["PromptData", "hi", [1, 2], PROMPT]),
