@@ -485,9 +485,10 @@ class Response:
     """
 
     def __init__(self, *, streaming, deltas=None, output=None, finish=None, worker=None,
-                 error=None, error_after_chunks=0, stream_all=False, sglang=False, ntok=None):
+                 error=None, error_after_chunks=0, stream_all=False, sglang=False, ntok=None,
+                 stall_ns=0):
         self.streaming, self.deltas, self.output = streaming, deltas or [], output
-        self.ntok = ntok
+        self.ntok, self.stall_ns = ntok, stall_ns
         self.finish, self.worker, self.error = finish, worker, error
         self.error_after_chunks, self.stream_all, self.sglang = error_after_chunks, stream_all, sglang
 
@@ -602,6 +603,8 @@ class Session:
             self.sim.at(t_err + self.transport, self._result, uuid, resp, t_err + self.transport)
             return
         t_first, t_done = self.server.schedule(t, in_tok, resp.n_tokens())
+        t_first += resp.stall_ns
+        t_done += resp.stall_ns
         if resp.streaming:
             if resp.sglang:
                 emits = [True] + [False if resp.stream_all else None] * (len(resp.deltas) - 1)
@@ -938,11 +941,11 @@ def sc_stream_chat_tools(data: SharedData, rng: Rng, n: int, t0: int) -> Log:
 
 
 class AgenticInstance:
-    __slots__ = ("logical", "conv", "repeat", "cursor", "sys_bytes", "active")
+    __slots__ = ("logical", "conv", "repeat", "cursor", "sys_bytes", "started_idx")
 
-    def __init__(self, logical, conv, repeat, sys_bytes):
+    def __init__(self, logical, conv, repeat, sys_bytes, started_idx):
         self.logical, self.conv, self.repeat, self.cursor = logical, conv, repeat, 0
-        self.sys_bytes, self.active = sys_bytes, True
+        self.sys_bytes, self.started_idx = sys_bytes, started_idx
 
 
 class AgenticStrategy:
@@ -1022,13 +1025,14 @@ class AgenticStrategy:
         conv = convs[ci]
         logical = conv.cid if repeat == 1 else f"{conv.cid}__repeat_{repeat}"
         self.started += 1
-        inst = AgenticInstance(logical, ci, repeat, self._system_bytes(conv, repeat))
+        inst = AgenticInstance(logical, ci, repeat, self._system_bytes(conv, repeat), self.started - 1)
         self.active[logical] = inst
         self._issue_turn(t, inst)
         return True
 
     def _response(self, inst: AgenticInstance, turn: int) -> Response:
         rng = self.s.rng
+        nth = inst.started_idx
         ans = self.data.convs[inst.conv].answers.get(turn)
         deltas = []
         if ans is not None:
@@ -1051,8 +1055,14 @@ class AgenticStrategy:
         if rng.chance(self.err_rate):
             error = rng.pick([("error", "HTTP 500: Internal Server Error"),
                               ("ServerDisconnectedError", "ServerDisconnectedError('Server disconnected')")])
+        # every run has one errored turn (3rd trajectory, 10th turn) and one turn that times out
+        # (5th trajectory, 7th turn: the server stalls 90 s past the 60 s turn timeout)
+        if nth == 2 and inst.cursor == 10:
+            error = ("error", "HTTP 500: Internal Server Error")
+        stall = 90 * S if (nth == 4 and inst.cursor == 7) else 0
         r = Response(streaming=True, deltas=deltas, finish=finish, worker=rng.int(0, 15),
-                     error=error, error_after_chunks=1 if error else 0, stream_all=False)
+                     error=error, error_after_chunks=1 if error else 0, stream_all=False,
+                     stall_ns=stall)
         return r
 
     def _issue_turn(self, t, inst: AgenticInstance):
@@ -1137,7 +1147,7 @@ def sc_agentic(data: SharedData, rng: Rng, n: int, t0: int, concurrency: int | N
     c = concurrency or (4 if n < 5000 else 64)
     server = Server(rng, slots=max(16, c), prefill_ns_per_tok=1_500, itl_ns=14 * MS)
     sess = Session(sim, log, rng, server, workers=16)
-    strat = AgenticStrategy(sess, data, n, c, err_rate=0.004, salt=True, tool_delay=True)
+    strat = AgenticStrategy(sess, data, n, c, err_rate=0.001, salt=True, tool_delay=True, timeout_s=60.0)
     sess.session_event(t0, "started")
     sess.run_phase(t0 + 4 * MS, Phase("performance", "performance"), strat, True,
                    lambda t: sess.session_event(t + 300 * US, "ended"))
