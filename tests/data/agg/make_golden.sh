@@ -62,12 +62,20 @@ tail -n +2 "$HERE/cases.tsv" | while IFS="$TAB" read -r case scenario gen_args s
   # one log per scenario + generator arguments
   id=$(echo "$scenario $gen_args" | sed 's/--samples /n/; s/--seed /s/; s/ /-/g')
   log="$WORK/logs/$id.jsonl"
+  if [ "$source" = sqlite ]; then
+    src="$WORK/logs/$id.db.jsonl"
+    if [ ! -f "$src" ]; then
+      # shellcheck disable=SC2086
+      nice "$GPY" "$HERE/gen_events.py" "$scenario" $gen_args --out "$log" --db "$WORK/logs/$id.db" 2>>"$WORK/gen.log"
+      nice "$GPY" "$HERE/gen_events.py" db2jsonl "$WORK/logs/$id.db" --out "$src" 2>>"$WORK/gen.log"
+    fi
+  else
+    src="$log"
+  fi
   if [ ! -f "$log" ]; then
     # shellcheck disable=SC2086
-    nice "$GPY" "$HERE/gen_events.py" "$scenario" $gen_args --out "$log" --db "$WORK/logs/$id.db" 2>>"$WORK/gen.log"
-    nice "$GPY" "$HERE/gen_events.py" db2jsonl "$WORK/logs/$id.db" --out "$WORK/logs/$id.db.jsonl" 2>>"$WORK/gen.log"
+    nice "$GPY" "$HERE/gen_events.py" "$scenario" $gen_args --out "$log" 2>>"$WORK/gen.log"
   fi
-  if [ "$source" = sqlite ]; then src="$WORK/logs/$id.db.jsonl"; else src="$log"; fi
   rm -rf "$WORK/out/$case"
   # shellcheck disable=SC2086
   (cd "$HERE" && nice "$RPY" "$REPLAY" "$src" --out "$WORK/out/$case" $replay_args) 2>"$WORK/out-$case.log" || {
@@ -78,7 +86,8 @@ tail -n +2 "$HERE/cases.tsv" | while IFS="$TAB" read -r case scenario gen_args s
   echo "make_golden.sh: $case ($(tail -1 "$WORK/out-$case.log" | sed 's/.*replay_total_s=\([0-9.]*\).*/replay \1 s/'))"
 done
 
-# checksums of every generated log (JSONL, and the JSONL that each events.db stands for)
+# checksums of every generated log (JSONL, and the JSONL that an events.db stands for, where a
+# case reads one)
 (cd "$WORK" && for f in logs/*.jsonl; do sha256sum "$f"; done) | sed 's|logs/||' > "$SUMS.new"
 if [ -n "${CASES:-}" ] && [ -f "$HERE/SHA256SUMS" ] && [ $CHECK = 0 ]; then
   # partial rebuild: merge into the committed list
