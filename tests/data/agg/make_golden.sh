@@ -91,7 +91,7 @@ done
 (cd "$WORK" && for f in logs/*.jsonl; do sha256sum "$f"; done) | sed 's|logs/||' > "$SUMS.new"
 if [ -n "${CASES:-}" ] && [ -f "$HERE/SHA256SUMS" ] && [ $CHECK = 0 ]; then
   # partial rebuild: merge into the committed list
-  sort -k2 -u "$SUMS.new" "$HERE/SHA256SUMS" > "$SUMS.merged" && mv "$SUMS.merged" "$SUMS"; rm -f "$SUMS.new"
+  sort -s -k2,2 -u "$SUMS.new" "$HERE/SHA256SUMS" > "$SUMS.merged" && mv "$SUMS.merged" "$SUMS"; rm -f "$SUMS.new"
 else
   sort -k2 "$SUMS.new" > "$SUMS"; rm -f "$SUMS.new"
 fi
