@@ -8,6 +8,7 @@
 #include "../src/json/pyfmt.h"
 #include "../src/base/arena.h"
 #include "../src/base/buf.h"
+#include "../src/base/os.h"
 #include "../src/json/json.h"
 #include "../src/tmpl/tmpl.h"
 
@@ -380,6 +381,114 @@ static void test_limits(void)
     arena_fini(&scratch);
 }
 
+/* tmpl_render_opts.deadline: templates that would run for minutes or
+ * hours (a loop of 10**10 filter tests, exponential recursion of a macro
+ * and of a recursive loop, string repetition, joining, sorting, comparing
+ * and searching large values in a loop) stop with the budget's ERR_LIMIT,
+ * the output as it was. How long they took is not asserted. A far
+ * deadline changes nothing. */
+static void test_deadline(void)
+{
+    static const char *const slow[] = {
+        "{% for i in range(100000) %}{% for j in range(100000) if j < 0 %}{% endfor %}{% endfor %}",
+        "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(60) }}",
+        "{% for x in [1, 2] recursive %}{% if loop.depth < 60 %}{{ loop([1, 2]) }}{% endif %}{% endfor %}",
+        "{% for i in range(100000) %}{% set n = ('x' * 10**7) | length %}{% endfor %}",
+        "{% set l = range(100000) | list %}{% for i in range(100000) %}{% set s = l | join(',') %}"
+        "{% set t = l | sort(reverse=true) %}{% endfor %}",
+        "{% set a = 'x' * 10**7 %}{% set b = 'x' * 10**7 %}{{ [a] * 100000 == [b] * 100000 }}",
+        "{% set l = range(100000) | list %}{% for i in range(100000) %}{% if -1 in l %}{% endif %}{% endfor %}",
+        "{% set s = 'ab' * 10**6 %}{% for i in range(100000) %}{% set n = s.count('ba') + s.upper()|length %}{% endfor %}",
+    };
+    arena perm, scratch;
+    arena_init(&perm, 0);
+    arena_init(&scratch, (iz)1 << 30);   /* the recursions allocate as they go */
+    buf out = {0};
+    err ce;
+    for (size_t k = 0; k < countof(slow); k++) {
+        tmpl_prog *p = tmpl_compile(&perm, str_cstr(slow[k]), &ce, NULL);
+        REQUIRE(p);
+        tmpl_render_opts o = {.deadline = os_now() + 0.2};
+        tmpl_error te;
+        buf_cstr(&out, "before");
+        int rc = tmpl_render(p, NULL, 0, &o, &scratch, &out, &te);
+        if (rc != ERR_LIMIT || strcmp(te.msg, "the render ran past its time budget") != 0)
+            printf("#   case %d: %s: %s\n", (int)k, err_code_name(rc), te.msg);
+        EXPECT_EQ(rc, ERR_LIMIT);
+        EXPECT(te.exc == NULL);
+        EXPECT_STR(str_cstr(te.msg), S("the render ran past its time budget"));
+        EXPECT_STR(buf_view(&out), S("before"));
+        out.len = 0;
+    }
+    /* a loop of 10**9 iterations: the budget or the iteration limit */
+    tmpl_prog *p = tmpl_compile(&perm, S("{% for i in range(100000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}"),
+                                &ce, NULL);
+    REQUIRE(p);
+    tmpl_render_opts o = {.deadline = os_now() + 0.2};
+    tmpl_error te;
+    EXPECT_EQ(tmpl_render(p, NULL, 0, &o, &scratch, &out, &te), ERR_LIMIT);
+    /* an hour away: the render as without */
+    p = tmpl_compile(&perm, S("{% for i in range(3) %}{{ i }}{% endfor %}"), &ce, NULL);
+    REQUIRE(p);
+    o.deadline = os_now() + 3600;
+    EXPECT_EQ(tmpl_render(p, NULL, 0, &o, &scratch, &out, &te), ERR_OK);
+    EXPECT_STR(buf_view(&out), S("012"));
+    buf_free(&out);
+    arena_fini(&perm);
+    arena_fini(&scratch);
+}
+
+/* {% set ns.l = ns.l + [x] %} and {% set ns.s = ns.s ~ x %} in a loop (as
+ * command-r7b's and firefunction-v2's templates do): the render's memory
+ * grows linearly with the appends (a scratch arena limited to a few
+ * hundred bytes per append suffices; copying the list or string at each
+ * append would need gigabytes), and the result is the full list or
+ * string. What Jinja2 answers for small cases (sharing, pop, tuples,
+ * Markup) is in tests/data/tmpl_eval/cases.jsonl (accumulate_*). */
+static void test_linear_accumulation(void)
+{
+    static const struct {
+        const char *tmpl;
+        int         n;          /* appends */
+        const char *want;
+    } cases[] = {
+        {"{% set ns = namespace(l=[]) %}{% for i in range(30000) %}{% set ns.l = ns.l + [i] %}{% endfor %}"
+         "{{ ns.l | length }} {{ ns.l[0] }} {{ ns.l[-1] }} {{ ns.l | sum }}", 30000, "30000 0 29999 449985000"},
+        {"{% set ns = namespace(l=[]) %}{% for j in range(2) %}{% for i in range(100000) %}"
+         "{% set ns.l = ns.l + [i] %}{% endfor %}{% endfor %}{{ ns.l | length }} {{ ns.l | sum }}",
+         200000, "200000 9999900000"},
+        {"{% set ns = namespace(t=()) %}{% for i in range(30000) %}{% set ns.t = ns.t + (i,) %}{% endfor %}"
+         "{{ ns.t | length }} {{ ns.t[-1] }}", 30000, "30000 29999"},
+        {"{% set ns = namespace(s='') %}{% for i in range(30000) %}{% set ns.s = ns.s + 'abcdefgh' %}{% endfor %}"
+         "{{ ns.s | length }}", 30000, "240000"},
+        {"{% set ns = namespace(s='') %}{% for j in range(2) %}{% for i in range(100000) %}"
+         "{% set ns.s = ns.s ~ i ~ ',' %}{% endfor %}{% endfor %}{{ ns.s | length }} {{ ns.s[-7:] }}",
+         200000, "1177780 ,99999,"},
+        {"{% set ns = namespace(s='') %}{% for i in range(30000) %}{% set ns.s = ns.s + '<' + i | string + '>' %}"
+         "{% endfor %}{{ ns.s | length }} {{ ns.s[:6] }}", 30000, "198890 <0><1>"},
+    };
+    arena perm;
+    arena_init(&perm, 0);
+    buf out = {0};
+    err ce;
+    for (size_t k = 0; k < countof(cases); k++) {
+        tmpl_prog *p = tmpl_compile(&perm, str_cstr(cases[k].tmpl), &ce, NULL);
+        REQUIRE(p);
+        arena scratch;
+        arena_init(&scratch, (iz)cases[k].n * 400);
+        tmpl_error te;
+        out.len = 0;
+        int rc = tmpl_render(p, NULL, 0, NULL, &scratch, &out, &te);
+        if (rc != ERR_OK)
+            printf("#   case %d: %s: %s\n", (int)k, err_code_name(rc), te.msg);
+        EXPECT_EQ(rc, ERR_OK);
+        EXPECT_STR(buf_view(&out), str_cstr(cases[k].want));
+        arena_fini(&scratch);
+    }
+    buf_free(&out);
+    arena_fini(&perm);
+}
+
 int main(void)
 {
     RUN(test_cases);
@@ -388,5 +497,7 @@ int main(void)
     RUN(test_list_changed_in_loop);
     RUN(test_var_sym_hints);
     RUN(test_caller_tmp);
+    RUN(test_deadline);
+    RUN(test_linear_accumulation);
     return test_done();
 }

@@ -96,6 +96,15 @@ typedef struct tmpl_var {
 typedef struct tmpl_render_opts {
     i64 now;         /* strftime_now's clock, seconds since the epoch (UTC) */
     iz  max_output;  /* bytes; 0 = TMPL_MAX_OUTPUT */
+    /* The render's time budget: an absolute time on os_now()'s clock
+     * (src/base/os.h), 0 for none. The render counts its work (loop
+     * iterations, statements, macro calls, and the items or bytes that
+     * filters, methods and operators go through) and reads the clock
+     * every few thousand steps, so no template runs for long past it;
+     * then it fails with ERR_LIMIT, no exception class, and the message
+     * "the render ran past its time budget" (the caller adds the
+     * seconds). Without a deadline the clock is never read. */
+    double deadline;
     buf *tmp;        /* NULL, or a buffer of the caller's that renders build
                         strings in and leave their memory to, so that the
                         next render needs no allocation for it (the caller
@@ -120,7 +129,10 @@ typedef struct tmpl_error {
  * caller may also reset it). Globals: range, dict, namespace, cycler,
  * joiner, lipsum, raise_exception, strftime_now. Returns ERR_OK or the
  * error's code with `e` filled; on error `out` is truncated back to its
- * length at the call. Thread-safe: `p` is only read. */
+ * length at the call. The limits (TMPL_MAX_OUTPUT and the others of the
+ * evaluator, `o->deadline`, the scratch arena's own limit) fail with
+ * ERR_LIMIT or ERR_NOMEM and a message naming the limit. Thread-safe: `p`
+ * is only read. */
 int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
                 const tmpl_render_opts *o, arena *scratch, buf *out,
                 tmpl_error *e);

@@ -191,6 +191,7 @@ static tv tail_copy(ev *e, const buf *b, iz start)
 {
     if (b->len == start)
         return tv_str(S(""));
+    tmpl_work(&e->rt, tmpl_bytes_steps(b->len - start));
     return tv_str_checked(&e->rt, arena_strdup(e->rt.a, str_from(b->data + start, b->len - start)));
 }
 
@@ -202,6 +203,7 @@ static tv capture(ev *e, act *s, const tmpl_list *body, int *x)
 {
     iz start = e->out->len;
     int r = exec_body(e, s, body);
+    tmpl_work(&e->rt, tmpl_bytes_steps(e->out->len - start));   /* written, and then taken back */
     tv v = r == X_OK ? tail_copy(e, e->out, start) : tv_str(S(""));
     e->out->len = start;
     if (x)
@@ -348,6 +350,7 @@ static tv seq_repeat(ev *e, tv seq, i64 times)
         if (s.len && times > TMPL_MAX_OUTPUT / s.len)
             tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
         iz n = s.len * (iz)times;
+        tmpl_work(&e->rt, times + tmpl_bytes_steps(n));
         u8 *p = NEW_NZ(e->rt.a, u8, n + 1);
         for (i64 k = 0; k < times; k++)
             memcpy(p + k * s.len, s.s, (size_t)s.len);
@@ -358,6 +361,7 @@ static tv seq_repeat(ev *e, tv seq, i64 times)
     iz m = seq.u.list->n;
     if (m && times > (TMPL_MAX_OUTPUT / (i64)sizeof(tv)) / m)
         tmpl_fail(&e->rt, ERR_LIMIT, "a list grew past the output limit");
+    tmpl_work(&e->rt, times + m * (iz)times);
     tv r = seq.kind == TV_TUPLE ? tv_tuple_new(&e->rt, m * (iz)times) : tv_list_new(&e->rt, m * (iz)times);
     for (i64 k = 0; k < times; k++)
         for (iz i = 0; i < m; i++)
@@ -494,29 +498,28 @@ static tv binop(ev *e, int op, tv a, tv b)
             if (b.kind != TV_STR)
                 tv_concat_error(&e->rt, a, b);
             str x = tv_s(a), y = tv_s(b);
-            u8 flags = 0;
-            if ((a.flags | b.flags) & TVF_SAFE) {
-                if (!(a.flags & TVF_SAFE)) x = html_escape(e, x);
-                if (!(b.flags & TVF_SAFE)) y = html_escape(e, y);
-                flags = TVF_SAFE;
+            if (!((a.flags | b.flags) & TVF_SAFE)) {   /* maybe appended in place */
+                if (x.len + y.len > TMPL_MAX_OUTPUT)
+                    tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+                tv parts[2] = {a, b};
+                return tv_str_sum(&e->rt, parts, 2, x.len + y.len);
             }
+            if (!(a.flags & TVF_SAFE)) x = html_escape(e, x);
+            if (!(b.flags & TVF_SAFE)) y = html_escape(e, y);
             if (x.len + y.len > TMPL_MAX_OUTPUT)
                 tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+            tmpl_work(&e->rt, tmpl_bytes_steps(x.len + y.len));
             u8 *p = NEW_NZ(e->rt.a, u8, x.len + y.len + 1);
             if (x.len) memcpy(p, x.s, (size_t)x.len);
             if (y.len) memcpy(p + x.len, y.s, (size_t)y.len);
             tv r = tv_str(str_from(p, x.len + y.len));
-            r.flags = flags;
+            r.flags = TVF_SAFE;
             return r;
         }
         if (tv_repeatable(a)) {   /* a list or a tuple */
             if (b.kind != a.kind || !tv_repeatable(b))
                 tv_concat_error(&e->rt, a, b);
-            iz n = a.u.list->n + b.u.list->n;
-            tv r = a.kind == TV_LIST ? tv_list_new(&e->rt, n) : tv_tuple_new(&e->rt, n);
-            for (iz i = 0; i < a.u.list->n; i++) r.u.list->v[i] = a.u.list->v[i];
-            for (iz i = 0; i < b.u.list->n; i++) r.u.list->v[a.u.list->n + i] = b.u.list->v[i];
-            return r;
+            return tv_seq_concat(&e->rt, a, b);
         }
         unsupported_operands(e, op, a, b);
     case TMPL_OP_SUB:
@@ -868,6 +871,7 @@ static tv build_dict(ev *e, const tv_args *a, const char *fn)
     if (a->npos == 1) {
         tv src = a->pos[0];
         if (src.kind == TV_DICT || src.kind == TV_NS) {
+            tmpl_work(&e->rt, tv_steps(src));
             for (iz i = 0; i < tv_dict_n(src.u.dict); i++)
                 tv_dict_set(&e->rt, d.u.dict, tv_dict_e(src.u.dict)[i].key, tv_dict_e(src.u.dict)[i].val);
         } else {
@@ -930,6 +934,7 @@ static tv call_range(ev *e, const tv_args *a)
     if (n > 100000)
         tmpl_raise(&e->rt, "OverflowError",
                    "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+    tmpl_work(&e->rt, (iz)n);
     tv r = tv_list_new(&e->rt, (iz)n);
     for (i64 i = 0; i < n; i++)
         r.u.list->v[i] = tv_int(start + i * step);
@@ -1216,18 +1221,11 @@ static tv add_chain(ev *e, act *s, const tmpl_node *n, buf *dst)
 
 static bool is_chain_done(tv v) { return v.kind == TV_UNDEF && !v.u.undef; }
 
-/* The n plain strings of parts (total bytes in all) as one new string. */
+/* The n plain strings of parts (total bytes in all) as one string: a new
+ * one, or the first one's bytes with the others appended (tv_str_sum). */
 static tv join_parts(ev *e, const tv *parts, int n, iz total)
 {
-    if (total == 0)
-        return tv_str(S(""));
-    u8 *p = NEW_NZ(e->rt.a, u8, total);
-    iz o = 0;
-    for (int i = 0; i < n; i++) {
-        memcpy(p + o, parts[i].u.s, parts[i].len);
-        o += parts[i].len;
-    }
-    return tv_str(str_from(p, total));
+    return tv_str_sum(&e->rt, parts, n, total);
 }
 
 /* A chain a + b + ... as a value: its plain-string operands are kept as
@@ -1316,6 +1314,7 @@ static bool compare(ev *e, act *s, const tmpl_node *n)
         bool ok;
         int op = n->u.cmp.ops[i];
         if ((op == TMPL_OP_EQ || op == TMPL_OP_NE) && a.kind == TV_STR && b.kind == TV_STR) {
+            tmpl_work(&e->rt, tmpl_bytes_steps((iz)a.len));
             ok = str_eq(tv_s(a), tv_s(b)) == (op == TMPL_OP_EQ);   /* tv_eq's str case */
         } else if (a.kind == TV_INT && b.kind == TV_INT) {   /* loop.index0 > ns.last_query_index */
             switch (op) {
@@ -1329,8 +1328,8 @@ static bool compare(ev *e, act *s, const tmpl_node *n)
             }
         } else {
             switch (op) {
-            case TMPL_OP_EQ:    ok = tv_eq(a, b); break;
-            case TMPL_OP_NE:    ok = !tv_eq(a, b); break;
+            case TMPL_OP_EQ:    ok = tv_equal(&e->rt, a, b); break;
+            case TMPL_OP_NE:    ok = !tv_equal(&e->rt, a, b); break;
             case TMPL_OP_IN:    ok = tv_contains(&e->rt, b, a); break;
             case TMPL_OP_NOTIN: ok = !tv_contains(&e->rt, b, a); break;
             default:            ok = tv_compare(&e->rt, op, a, b); break;
@@ -1521,7 +1520,7 @@ EVAL_FN(ev_getitem)
 /* s.strip(), s.lstrip('\n') and rstrip on a plain str (not Markup, whose
  * methods escape their arguments), with no argument or one string literal:
  * true and *out set, computed here without the method call's machinery. */
-static bool strip_literal(tv obj, const tmpl_node *n, tv *out)
+static bool strip_literal(tmpl_rt *rt, tv obj, const tmpl_node *n, tv *out)
 {
     u8 m = n->u.call.callee->u.getattr.meths.str;
     const tmpl_args *a = &n->u.call.args;
@@ -1529,6 +1528,7 @@ static bool strip_literal(tv obj, const tmpl_node *n, tv *out)
         a->nkw || a->star || a->dstar || a->pos.n > 1 || (a->pos.n == 1 && a->pos.v[0]->kind != TMPL_STR))
         return false;
     int sides = m == TVM_STR_STRIP ? PYSTR_BOTH : m == TVM_STR_LSTRIP ? PYSTR_LEFT : PYSTR_RIGHT;
+    tmpl_work(rt, tmpl_bytes_steps((iz)obj.len));
     const str *chars = a->pos.n ? &a->pos.v[0]->u.text : NULL;
     *out = tv_str(pystr_strip(tv_s(obj), chars, sides));
     return true;
@@ -1547,7 +1547,7 @@ EVAL_FN(ev_call)
         tv obj = eval(e, s, cn->u.getattr.obj);
         if (obj.kind == TV_STR) {
             tv r;
-            if (strip_literal(obj, n, &r))
+            if (strip_literal(&e->rt, obj, n, &r))
                 return r;
             direct = (tv_method){obj, cn->u.getattr.meths.str};
         } else {
@@ -1656,11 +1656,25 @@ EVAL_FN(ev_concat)
     for (i32 i = 0; i < n->u.items.n; i++)
         parts[i] = eval(e, s, n->u.items.v[i]);
     iz mark = b->len;
-    for (i32 i = 0; i < n->u.items.n; i++)
+    /* a sum grown again ({% set ns.s = ns.s ~ x %} in a loop): the rest
+     * appended to it where it has room (tv_str_sum) */
+    i32 first = parts[0].kind == TV_STR && parts[0].id ? 1 : 0;
+    for (i32 i = first; i < n->u.items.n; i++)
         tv_write_str(&e->rt, b, parts[i]);
     if (b->failed)
         tmpl_fail(&e->rt, ERR_NOMEM, "out of memory");
-    tv r = tail_copy(e, b, mark);
+    tv r;
+    if (first) {
+        iz total = (iz)parts[0].len + (b->len - mark);
+        if (total > TMPL_MAX_OUTPUT)
+            tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
+        tv two[2] = {parts[0], tv_str(str_from(b->data + mark, b->len - mark))};
+        r = tv_str_sum(&e->rt, two, 2, total);
+    } else {
+        r = tail_copy(e, b, mark);
+        if (r.len)
+            r.id = TVS_SUM;
+    }
     b->len = mark;
     return r;
 }
@@ -1761,6 +1775,7 @@ static bool loop_more(tmpl_rt *rt, tv_loop *l)
     i32 line = e->rt.line;
     while (f->next < f->nsrc) {
         tv item = f->src[f->next++];
+        tmpl_work(&e->rt, 1);
         e->rt.line = n->line;
         arena_mark m = arena_save(e->rt.a);
         u64 esc = e->rt.escapes;
@@ -2120,8 +2135,11 @@ static int exec_stmt(ev *e, act *s, const tmpl_node *n)
     }
 }
 
-static int exec_body(ev *e, act *s, const tmpl_list *body)
+/* A body's statements, each a step of the time budget (with the body
+ * itself: a loop with an empty body takes steps too). */
+static ALWAYS_INLINE int exec_body(ev *e, act *s, const tmpl_list *body)
 {
+    tmpl_work(&e->rt, 1 + body->n);
     for (i32 i = 0; i < body->n; i++) {
         int x = exec_stmt(e, s, body->v[i]);
         if (x != X_OK)
@@ -2197,6 +2215,8 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
     e->rt.a = scratch;
     e->rt.jb = &jb;
     e->rt.now = o ? o->now : 0;
+    e->rt.deadline = o ? o->deadline : 0;
+    e->rt.steps = e->rt.deadline > 0 ? TMPL_CLOCK_STEPS : INT64_MAX / 2;
     e->p = p;
     e->out = out;
     e->max_output = out_start + (o && o->max_output ? o->max_output : TMPL_MAX_OUTPUT);

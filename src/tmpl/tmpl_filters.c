@@ -597,10 +597,7 @@ static tv py_add(tmpl_rt *rt, tv a, tv b)
         iz n = a.u.list->n + b.u.list->n;
         if (n > TMPL_MAX_ITERATIONS)
             tmpl_fail(rt, ERR_LIMIT, "a list of more than %d items", (int)TMPL_MAX_ITERATIONS);
-        tv r = a.kind == TV_LIST ? tv_list_new(rt, n) : tv_tuple_new(rt, n);
-        tvcpy(r.u.list->v, a.u.list->v, a.u.list->n);
-        tvcpy(r.u.list->v + a.u.list->n, b.u.list->v, b.u.list->n);
-        return r;
+        return tv_seq_concat(rt, a, b);
     }
     if (a.kind == TV_STR) {
         if (is_safe(a) || is_safe(b))
@@ -936,7 +933,7 @@ static bool lt_multi(tmpl_rt *rt, const void *ctx, tv a, tv b)
     const tv_list *x = a.u.list, *y = b.u.list;
     iz n = MIN(x->n, y->n);
     for (iz i = 0; i < n; i++)
-        if (!tv_eq(x->v[i], y->v[i]))
+        if (!tv_equal(rt, x->v[i], y->v[i]))
             return tv_compare(rt, TMPL_OP_LT, x->v[i], y->v[i]);
     return x->n < y->n;
 }
@@ -1042,6 +1039,7 @@ static void py_sort(tmpl_rt *rt, tv *keys, tv *vals, iz n, bool reverse, lt_fn l
 {
     if (n < 2)
         return;
+    tmpl_work(rt, n * (iz)(64 - __builtin_clzll((unsigned long long)n)));   /* n log n comparisons */
     sorter s = {rt, lt, ctx, keys, vals};
     if (reverse) {
         reverse_range(keys, 0, n);
@@ -1626,6 +1624,7 @@ static void jw_value(jw *w, tv v, int level)
 {
     if (level > PYFMT_MAX_DEPTH)
         tmpl_fail(w->rt, ERR_LIMIT, "JSON nesting deeper than %d", (int)PYFMT_MAX_DEPTH);
+    tmpl_work(w->rt, 1 + tv_steps(v));
     switch (v.kind) {
     case TV_NONE:
         buf_cstr(w->b, "null");
@@ -2151,7 +2150,7 @@ static tv f_groupby(tmpl_rt *rt, tv v, const tv_args *a)
     iz nout = 0;
     for (iz i = 0; i < n;) {
         iz j = i + 1;
-        while (j < n && tv_eq(keys[i], keys[j]))
+        while (j < n && tv_equal(rt, keys[i], keys[j]))
             j++;
         tv group = list_of(rt, vals + i, j - i);
         tv grouper = cs ? keys[i] : attr_get(rt, &p, vals[i], false, &def);
@@ -3411,10 +3410,23 @@ static tv f_xmlattr(tmpl_rt *rt, tv v, const tv_args *a)
  *  - Lists of 64 items or more are sorted with CPython's runs but plain
  *    merges: the same order for any consistent ordering, but with
  *    incomparable items the TypeError may name another pair of types. */
+static tv filter_run(tmpl_rt *rt, int id, tv v, const tv_args *a);
+
+/* A filter goes through its value and arguments and makes its result:
+ * their steps for the time budget, the rest counted inside (sorting,
+ * json.dumps, a map's filter calls). */
 tv tmpl_filter_apply(tmpl_rt *rt, int id, tv v, const tv_args *args)
 {
     static const tv_args none = {0};
     const tv_args *a = args ? args : &none;
+    tmpl_work(rt, 1 + tv_steps(v) + tv_args_steps(a));
+    tv r = filter_run(rt, id, v, a);
+    tmpl_work(rt, tv_steps(r));
+    return r;
+}
+
+static tv filter_run(tmpl_rt *rt, int id, tv v, const tv_args *a)
+{
     switch ((tmpl_filter_id)id) {
     case TMPL_FILTER_ABS:            return f_abs(rt, v, a);
     case TMPL_FILTER_ATTR:           return f_attr(rt, v, a);
@@ -3546,6 +3558,7 @@ bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args)
     bool r;
     if (!a->npos && !a->nkw && tmpl_test_kind(id, v, &r))
         return r;
+    tmpl_work(rt, 1 + tv_steps(v) + tv_args_steps(a));
     bound b;
     switch ((tmpl_test_id)id) {
     case TMPL_TEST_ODD:
@@ -3626,9 +3639,9 @@ bool tmpl_test_apply(tmpl_rt *rt, int id, tv v, const tv_args *args)
             return false;   /* iterating an Undefined finds nothing */
         return tv_contains(rt, b.v[1], v);
     case TMPL_TEST_EQ:
-        return tv_eq(v, op_other(rt, "eq", a));
+        return tv_equal(rt, v, op_other(rt, "eq", a));
     case TMPL_TEST_NE:
-        return !tv_eq(v, op_other(rt, "ne", a));
+        return !tv_equal(rt, v, op_other(rt, "ne", a));
     case TMPL_TEST_LT:
         return tv_compare(rt, TMPL_OP_LT, v, op_other(rt, "lt", a));
     case TMPL_TEST_LE:

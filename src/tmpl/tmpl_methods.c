@@ -1851,6 +1851,7 @@ static tv m_list_pop(call *c)
         memcpy(v, l->v, (size_t)i * sizeof *v);
         memcpy(v + i, l->v + i + 1, (size_t)(l->n - i - 1) * sizeof *v);
         l->v = v;
+        l->arr = NULL;   /* v is an array of its own now */
         c->rt->escapes++;   /* new memory held by a list made earlier */
     }
     l->n--;
@@ -1870,7 +1871,7 @@ static tv m_list_count(call *c)
     const tv_list *l = c->self.u.list;
     iz n = 0;
     for (iz i = 0; i < l->n; i++)
-        n += tv_eq(l->v[i], x);
+        n += tv_equal(c->rt, l->v[i], x);
     return tv_int(n);
 }
 
@@ -1895,7 +1896,7 @@ static tv m_list_index(call *c)
          * does, anything else by equality (_PySequence_IterSearch) */
         tv x = one_arg(c);
         for (iz i = 0; i < l->n; i++)
-            if (tv_eq(l->v[i], x))
+            if (tv_equal(c->rt, l->v[i], x))
                 return tv_int(i);
         if (x.kind != TV_INT && x.kind != TV_BOOL)
             tmpl_raise(c->rt, "ValueError", "sequence.index(x): x not in sequence");
@@ -1919,7 +1920,7 @@ static tv m_list_index(call *c)
     }
     tv x = c->a->pos[0];
     for (i64 i = start; i < stop && i < l->n; i++)
-        if (tv_eq(l->v[i], x))
+        if (tv_equal(c->rt, l->v[i], x))
             return tv_int(i);
     if (c->self.kind == TV_TUPLE)
         tmpl_raise(c->rt, "ValueError", "tuple.index(x): x not in tuple");
@@ -1993,10 +1994,23 @@ static const char *method_name(tv_meth m)
     }
 }
 
+static tv method_run(tmpl_rt *rt, const tv_method *m, const tv_args *args);
+
+/* A method goes through its receiver and arguments and makes its result:
+ * their steps for the time budget. */
 tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args)
 {
     static const tv_args none = {0};
-    call c = {rt, args ? args : &none, tv_type_name(m->self), m->meth, m->self,
+    const tv_args *a = args ? args : &none;
+    tmpl_work(rt, 1 + tv_steps(m->self) + tv_args_steps(a));
+    tv r = method_run(rt, m, a);
+    tmpl_work(rt, tv_steps(r));
+    return r;
+}
+
+static tv method_run(tmpl_rt *rt, const tv_method *m, const tv_args *args)
+{
+    call c = {rt, args, tv_type_name(m->self), m->meth, m->self,
               m->self.kind == TV_STR && (m->self.flags & TVF_SAFE)};
     if (c.markup)
         c.type = "str";
@@ -2066,7 +2080,7 @@ tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args)
         tv t = tv_tuple_new(rt, c.a->npos);
         for (i32 i = 0; i < c.a->npos; i++)
             t.u.list->v[i] = c.a->pos[i];
-        if (l->changed_set && tv_eq(t, l->changed_last))
+        if (l->changed_set && tv_equal(rt, t, l->changed_last))
             return tv_bool(false);
         l->changed_last = t;
         l->changed_set = true;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "../base/hash.h"
+#include "../base/os.h"
 #include "../base/utf8.h"
 #include "../json/pyfmt.h"
 #include "tmpl_ast.h"
@@ -38,6 +39,17 @@ _Noreturn void tmpl_fail(tmpl_rt *rt, int code, const char *fmt, ...)
     rt->exc = NULL;
     rt->code = code;
     longjmp(*rt->jb, 1);
+}
+
+void tmpl_clock(tmpl_rt *rt)
+{
+    if (rt->deadline <= 0) {
+        rt->steps = INT64_MAX / 2;   /* no budget: never read the clock */
+        return;
+    }
+    if (os_now() >= rt->deadline)
+        tmpl_fail(rt, ERR_LIMIT, "the render ran past its time budget");
+    rt->steps = TMPL_CLOCK_STEPS;
 }
 
 /* Appends to a buffer, failing the render when it passes the output limit
@@ -199,6 +211,111 @@ tv tv_pair(tmpl_rt *rt, tv a, tv b)
     t.u.list->v[0] = a;
     t.u.list->v[1] = b;
     return t;
+}
+
+/* An array of lists with room for `cap` items. */
+static tv_arr *arr_new(tmpl_rt *rt, iz cap)
+{
+    if (cap > (PTRDIFF_MAX - (iz)sizeof(tv_arr)) / (iz)sizeof(tv))
+        tmpl_fail(rt, ERR_NOMEM, "a list of %td items", cap);
+    tv_arr *r = arena_alloc_nz(rt->a, (iz)sizeof(tv_arr) + cap * (iz)sizeof(tv), (iz)_Alignof(tv_arr), 1);
+    r->used = 0;
+    r->cap = cap;
+    return r;
+}
+
+static void copy_items(tv *dst, const tv *src, iz n)
+{
+    if (n > 0)
+        memcpy(dst, src, sizeof *dst * (size_t)n);
+}
+
+tv tv_seq_concat(tmpl_rt *rt, tv a, tv b)
+{
+    const tv_list *x = a.u.list, *y = b.u.list;
+    iz n = x->n + y->n;
+    tmpl_work(rt, 1 + y->n);
+    tv_list *l = NEW_NZ(rt->a, tv_list, 1);
+    *l = (tv_list){0};
+    tv_arr *arr = x->arr;
+    if (arr && x->v + x->n == arr->items + arr->used && y->n <= arr->cap - arr->used) {
+        /* y's items go after x's, where no list looks: x and every other
+         * list on the array see what they saw */
+        copy_items(arr->items + arr->used, y->v, y->n);
+        arr->used += y->n;
+        l->v = x->v;
+    } else if (n > 0) {
+        tmpl_work(rt, x->n);
+        arr = arr_new(rt, n < 4 ? 4 : n * 2);
+        copy_items(arr->items, x->v, x->n);
+        copy_items(arr->items + x->n, y->v, y->n);
+        arr->used = n;
+        l->v = arr->items;
+    } else {
+        arr = NULL;
+    }
+    l->n = n;
+    l->arr = arr;
+    tv r = {.kind = a.kind};
+    r.u.list = l;
+    return r;
+}
+
+static tv_sbuf *sbuf_of(tv s)
+{
+    return (tv_sbuf *)((uintptr_t)s.u.s - offsetof(tv_sbuf, bytes));
+}
+
+enum { SUM_ROOM_MIN = 64 };   /* sums shorter than this get no room */
+
+tv tv_str_sum(tmpl_rt *rt, const tv *parts, int n, iz total)
+{
+    tv a = parts[0];
+    iz more = total - (iz)a.len;
+    ASSERT(more >= 0 && total <= TMPL_MAX_OUTPUT);
+    tmpl_work(rt, n + tmpl_bytes_steps(more));
+    if (a.id == TVS_ROOM) {
+        tv_sbuf *h = sbuf_of(a);
+        if (h->used == (iz)a.len && more <= h->cap - h->used) {
+            /* the other parts after a's bytes, where no string looks
+             * (they may be a's own bytes: those lie before `used`) */
+            u8 *p = h->bytes + h->used;
+            for (int i = 1; i < n; i++) {
+                if (parts[i].len)
+                    memcpy(p, parts[i].u.s, parts[i].len);
+                p += parts[i].len;
+            }
+            h->used = total;
+            tv r = tv_str(str_from(h->bytes, total));
+            r.id = TVS_ROOM;
+            return r;
+        }
+    }
+    if (total == 0)
+        return tv_str(S(""));
+    tmpl_work(rt, tmpl_bytes_steps((iz)a.len));
+    u8 *p;
+    tv r;
+    if (a.id && total >= SUM_ROOM_MIN) {
+        /* a sum grown again: with room, so that the next one appends */
+        iz cap = MIN(total * 2, (iz)TMPL_MAX_OUTPUT);
+        tv_sbuf *h = arena_alloc_nz(rt->a, (iz)sizeof(tv_sbuf) + cap, (iz)_Alignof(tv_sbuf), 1);
+        h->used = total;
+        h->cap = cap;
+        p = h->bytes;
+        r = tv_str(str_from(p, total));
+        r.id = TVS_ROOM;
+    } else {
+        p = NEW_NZ(rt->a, u8, total);
+        r = tv_str(str_from(p, total));
+        r.id = TVS_SUM;
+    }
+    for (int i = 0; i < n; i++) {
+        if (parts[i].len)
+            memcpy(p, parts[i].u.s, parts[i].len);
+        p += parts[i].len;
+    }
+    return r;
 }
 
 tv tv_dict_new(tmpl_rt *rt, iz cap)
@@ -641,8 +758,10 @@ static void write_repr_depth(tmpl_rt *rt, buf *b, tv v, int depth, repr_open *o)
 {
     if (depth > PYFMT_MAX_DEPTH)
         tmpl_raise(rt, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+    tmpl_work(rt, 1);
     switch ((tv_kind)v.kind) {
     case TV_STR: {
+        tmpl_work(rt, tv_steps(v));
         arena_mark m = arena_save(rt->a);
         if (v.flags & TVF_SAFE)
             buf_cstr(b, "Markup(");
@@ -766,6 +885,7 @@ tv tv_str_from_buf(tmpl_rt *rt, const buf *b)
 {
     if (b->failed)
         tmpl_fail(rt, ERR_NOMEM, "out of memory building a string");
+    tmpl_work(rt, tmpl_bytes_steps(b->len));
     return tv_str_checked(rt, arena_strdup(rt->a, buf_view(b)));
 }
 
@@ -840,7 +960,8 @@ static int num_cmp(tv a, tv b, bool *ok)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-bool tv_eq(tv a, tv b)
+/* a == b; with rt, the steps counted (the bytes and items compared). */
+static bool eq(tmpl_rt *rt, tv a, tv b)
 {
     if (tv_is_number(a) && tv_is_number(b)) {
         bool ok;
@@ -854,6 +975,12 @@ bool tv_eq(tv a, tv b)
     case TV_NONE:
         return true;
     case TV_STR:
+        if (a.len != b.len)
+            return false;
+        if (a.u.s == b.u.s)
+            return true;   /* the same bytes: a list repeated with * holds them many times */
+        if (rt)
+            tmpl_work(rt, tmpl_bytes_steps((iz)a.len));
         return str_eq(tv_s(a), tv_s(b));
     case TV_LIST:
     case TV_TUPLE:
@@ -865,8 +992,10 @@ bool tv_eq(tv a, tv b)
             return false;   /* a range equals ranges (of the same items) only */
         if (a.u.list->n != b.u.list->n)
             return false;
+        if (rt)
+            tmpl_work(rt, a.u.list->n);
         for (iz i = 0; i < a.u.list->n; i++)
-            if (!tv_eq(a.u.list->v[i], b.u.list->v[i]))
+            if (!eq(rt, a.u.list->v[i], b.u.list->v[i]))
                 return false;
         return true;
     case TV_DICT:
@@ -874,21 +1003,26 @@ bool tv_eq(tv a, tv b)
             return true;
         if (tv_dict_n(a.u.dict) != tv_dict_n(b.u.dict))
             return false;
+        if (rt)
+            tmpl_work(rt, tv_dict_n(a.u.dict));
         for (iz i = 0; i < tv_dict_n(a.u.dict); i++) {
             tv other;
             if (!tv_dict_get(b.u.dict, tv_dict_e(a.u.dict)[i].key, &other) ||
-                !tv_eq(tv_dict_e(a.u.dict)[i].val, other))
+                !eq(rt, tv_dict_e(a.u.dict)[i].val, other))
                 return false;
         }
         return true;
     case TV_FUNC:
         return a.id == b.id;
     case TV_METHOD:
-        return a.u.method->meth == b.u.method->meth && tv_eq(a.u.method->self, b.u.method->self);
+        return a.u.method->meth == b.u.method->meth && eq(rt, a.u.method->self, b.u.method->self);
     default:
         return a.u.list == b.u.list;   /* identity of the pointed-to object */
     }
 }
+
+bool tv_eq(tv a, tv b) { return eq(NULL, a, b); }
+bool tv_equal(tmpl_rt *rt, tv a, tv b) { return eq(rt, a, b); }
 
 static const char *op_text(int op)
 {
@@ -917,6 +1051,7 @@ static int order(tmpl_rt *rt, int op, tv a, tv b)
     if (a.kind == TV_STR && b.kind == TV_STR) {
         str x = tv_s(a), y = tv_s(b);
         iz n = MIN(x.len, y.len);
+        tmpl_work(rt, tmpl_bytes_steps(n));
         int c = n ? memcmp(x.s, y.s, (size_t)n) : 0;
         if (c)
             return c < 0 ? -1 : 1;
@@ -925,8 +1060,9 @@ static int order(tmpl_rt *rt, int op, tv a, tv b)
     if ((a.kind == TV_LIST || a.kind == TV_TUPLE) && a.kind == b.kind &&
         !((a.flags | b.flags) & (TVF_ITER | TVF_RANGE))) {   /* ranges do not order */
         const tv_list *x = a.u.list, *y = b.u.list;
+        tmpl_work(rt, MIN(x->n, y->n));
         for (iz i = 0; i < x->n && i < y->n; i++) {
-            if (tv_eq(x->v[i], y->v[i]))
+            if (tv_equal(rt, x->v[i], y->v[i]))
                 continue;
             return order(rt, op, x->v[i], y->v[i]);
         }
@@ -967,6 +1103,7 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
         str h = tv_s(hay), sub = tv_s(needle);
         if (sub.len == 0)
             return true;
+        tmpl_work(rt, tmpl_bytes_steps(h.len));
         return sub.len <= h.len && memmem(h.s, (size_t)h.len, sub.s, (size_t)sub.len) != NULL;
     }
     case TV_LIST:
@@ -974,7 +1111,7 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
         iz n;
         const tv *items = tv_iterate(rt, hay, &n);   /* consumes an iterator */
         for (iz i = 0; i < n; i++)
-            if (tv_eq(items[i], needle))
+            if (tv_equal(rt, items[i], needle))
                 return true;
         return false;
     }
@@ -1022,12 +1159,15 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n)
             v.u.list->consumed = true;
         }
         *n = v.u.list->n;
+        tmpl_work(rt, *n);   /* the caller goes through them */
         return v.u.list->v;
     case TV_TUPLE:
         *n = v.u.list->n;
+        tmpl_work(rt, *n);
         return v.u.list->v;
     case TV_DICT: {
         const tv_dict *d = v.u.dict;
+        tmpl_work(rt, tv_dict_n(d));
         tv *keys = tv_dict_n(d) ? NEW_NZ(rt->a, tv, tv_dict_n(d)) : NULL;
         for (iz i = 0; i < tv_dict_n(d); i++)
             keys[i] = tv_dict_e(d)[i].key;
@@ -1037,6 +1177,7 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n)
     case TV_STR: {
         str s = tv_s(v);
         iz cnt = pystr_len(s);
+        tmpl_work(rt, cnt);
         tv *chars = cnt ? NEW_NZ(rt->a, tv, cnt) : NULL;
         iz i = 0, k = 0;
         while (i < s.len) {
@@ -1356,6 +1497,7 @@ tv tv_getitem(tmpl_rt *rt, tv obj, tv key)
         break;
     case TV_STR:
         if (int_key) {
+            tmpl_work(rt, tv_steps(obj));   /* pystr_len, pystr_offset */
             iz n = pystr_len(tv_s(obj));
             iz k = norm_index(ik, n);
             if (k >= 0) {
@@ -1453,6 +1595,7 @@ tv tv_slice(tmpl_rt *rt, tv obj, tv start, tv stop, tv step)
         cnt = (iz)((hi - lo - 1) / st + 1);
     else if (st < 0 && lo > hi)
         cnt = (iz)((lo - hi - 1) / (-st) + 1);
+    tmpl_work(rt, cnt + tv_steps(obj));
     if (obj.kind == TV_LIST && (obj.flags & TVF_RANGE))
         return range_slice(rt, obj, lo, hi, st, cnt);
     if (obj.kind == TV_STR) {

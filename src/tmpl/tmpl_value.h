@@ -96,7 +96,8 @@ typedef struct tv_joiner  tv_joiner;
 struct tv {
     u8  kind;      /* tv_kind */
     u8  flags;     /* TVF_* */
-    u16 id;        /* TV_FUNC: tv_func */
+    u16 id;        /* TV_FUNC: tv_func; TV_LIST with TVF_ITER: tv_iter_kind;
+                      TV_STR: TVS_* */
     u32 len;       /* TV_STR, TV_BIGINT: bytes at u.s */
     union {
         bool       b;
@@ -119,6 +120,23 @@ _Static_assert(sizeof(tv) == 16, "a tv is passed and returned in two registers")
  * narrower). */
 #define TV_MAX_STR ((iz)(PTRDIFF_MAX > UINT32_MAX ? UINT32_MAX : PTRDIFF_MAX))
 
+/* How a string's bytes were made (tv.id of a TV_STR), so that `+` and `~`
+ * can append to a string that a loop keeps growing ({% set ns.s = ns.s +
+ * x %}) instead of copying it every time (tv_str_sum): TVS_SUM, by one of
+ * them; TVS_ROOM, by one of them into a tv_sbuf, with room after the
+ * bytes. Every other string is made by tv_str (0); nothing changes a
+ * string value's bytes or length in place, so a copy of the value keeps
+ * the mark true. */
+enum { TVS_SUM = 1, TVS_ROOM = 2 };
+
+/* The buffer of a TVS_ROOM string: `used` of its `cap` bytes belong to
+ * strings, the rest to none yet. A string whose bytes end at `used` may
+ * append there: no other string can see those bytes. */
+typedef struct tv_sbuf {
+    iz used, cap;
+    u8 bytes[];
+} tv_sbuf;
+
 /* Lists and tuples: n items. `origin` is the JSON array the list was made
  * from (so tojson can write the source's tree directly), or NULL. */
 /* Lists change only by list.pop and list.clear (the immutable sandbox
@@ -126,7 +144,8 @@ _Static_assert(sizeof(tv) == 16, "a tv is passed and returned in two registers")
  * writing into `v`, which other lists (copies, slices) may share; `origin`
  * is cleared then. `loops` counts the for loops running over the list,
  * during which it may not change (Python's loop would see the change; this
- * one iterates what it started with). */
+ * one iterates what it started with). `arr` is the tv_arr that `v` points
+ * into when + made the list, or NULL. */
 struct tv_list {
     tv         *v;
     iz          n;
@@ -134,7 +153,17 @@ struct tv_list {
     bool        consumed;  /* TVF_ITER: iterated once already */
     u16         loops;
     i64         range[3];  /* TVF_RANGE: start, stop, step as given */
+    struct tv_arr *arr;
 };
+
+/* The items array of lists that + made, with room to grow (Go's slices):
+ * `used` of its `cap` items belong to lists, the rest to none yet. A list
+ * whose items end at `used` may append there (tv_seq_concat): no other
+ * list can see those items, and none is ever written twice. */
+typedef struct tv_arr {
+    iz used, cap;
+    tv items[];
+} tv_arr;
 
 /* Dicts (and namespaces): entries in insertion order, Python's dict.
  * Keys are hashable values (str, int, float, bool, none, tuple of those);
@@ -275,6 +304,10 @@ typedef struct tmpl_rt {
     i32      depth;        /* macro call depth */
     i64      iterations;   /* loop iterations so far */
     i64      now;          /* strftime_now's clock: seconds since the epoch, local = UTC */
+    /* The time budget (tmpl_render_opts.deadline, 0: none) and the steps
+     * of work left before the clock is read again (tmpl_work). */
+    i64      steps;
+    double   deadline;
     /* Counts the stores that can carry a value made inside a loop iteration
      * out of it (a namespace attribute, a macro definition, loop.changed's
      * memory): while it stays the same, the evaluator releases an
@@ -291,6 +324,42 @@ typedef struct tmpl_rt {
     char     msg[ERR_MSG_MAX];
     buf      tmp;          /* scratch for str()/repr() building */
 } tmpl_rt;
+
+/* ---- the time budget ----
+ * Work is counted in steps: a statement, a loop iteration, a macro call,
+ * an item a filter, method or operator goes through, or 64 bytes it copies
+ * or scans (TMPL_STEP_BYTES). Whatever can grow with the input or repeat
+ * counts its steps with tmpl_work before or while it does the work, so
+ * that the render reads the clock every TMPL_CLOCK_STEPS steps (about a
+ * millisecond) and stops soon after its deadline. Without a deadline
+ * tmpl_clock makes the count last for ever and never reads the clock. */
+enum { TMPL_CLOCK_STEPS = 1 << 12, TMPL_STEP_BYTES_SHIFT = 6 };
+
+/* The clock check behind tmpl_work: ERR_LIMIT past the deadline. */
+void tmpl_clock(tmpl_rt *rt);
+
+static ALWAYS_INLINE void tmpl_work(tmpl_rt *rt, iz steps)
+{
+    if (unlikely((rt->steps -= steps) < 0))
+        tmpl_clock(rt);
+}
+
+/* The steps of going through n bytes. */
+static ALWAYS_INLINE iz tmpl_bytes_steps(iz n) { return n >> TMPL_STEP_BYTES_SHIFT; }
+
+/* The steps of going once through v: a string's bytes, the items of a
+ * list, tuple or dict (its outermost level only). */
+static inline iz tv_steps(tv v)
+{
+    switch ((tv_kind)v.kind) {
+    case TV_STR:   return tmpl_bytes_steps((iz)v.len);
+    case TV_LIST:
+    case TV_TUPLE: return v.u.list->n;
+    case TV_DICT:
+    case TV_NS:    return v.u.dict->lazy ? v.u.dict->lazy->u.obj.n : v.u.dict->cnt;
+    default:       return 0;
+    }
+}
 
 /* loop.length: every item, asked for. */
 static inline iz tv_loop_length(tmpl_rt *rt, tv_loop *l)
@@ -364,6 +433,19 @@ tv tv_str_copy(tmpl_rt *rt, str s);
 tv tv_list_new(tmpl_rt *rt, iz n);
 tv tv_tuple_new(tmpl_rt *rt, iz n);
 tv tv_pair(tmpl_rt *rt, tv a, tv b);                     /* the tuple (a, b) */
+/* a + b of two lists or two tuples (checked by the caller): a new list,
+ * which shares a's array and appends b's items to it when a's items end
+ * where its array's used items do and there is room (a loop that keeps
+ * adding to one list then takes amortized O(len(b)) time and memory);
+ * else a copy into a new array with room for as many items again. */
+tv tv_seq_concat(tmpl_rt *rt, tv a, tv b);
+/* parts[0] + parts[1] + ... of n >= 1 plain strings (not Markup; checked by
+ * the caller), `total` bytes together (at most TMPL_MAX_OUTPUT): appended
+ * to parts[0]'s buffer when it is a TVS_ROOM string ending at the used
+ * bytes, with room; else copied into a new string, with room for as many
+ * bytes again when parts[0] was already a sum (TVS_SUM, TVS_ROOM) and the
+ * result is not small. */
+tv tv_str_sum(tmpl_rt *rt, const tv *parts, int n, iz total);
 /* An empty dict with room for `cap` entries (it grows). */
 tv tv_dict_new(tmpl_rt *rt, iz cap);
 /* d[key] = val (key must be hashable: TypeError "unhashable type: 'list'"
@@ -477,6 +559,9 @@ tv tv_str_from_buf(tmpl_rt *rt, const buf *b);
 
 /* a == b (never raises; 1 == 1.0 == True; Undefined == Undefined). */
 bool tv_eq(tv a, tv b);
+/* The same, its work counted in the time budget (tmpl_work: it may fail
+ * with ERR_LIMIT there): for values that may be large. */
+bool tv_equal(tmpl_rt *rt, tv a, tv b);
 /* a < b etc. with Python's rules (numbers with numbers, str with str by code
  * point, lists and tuples lexicographically); TypeError "'<' not supported
  * between instances of 'str' and 'int'" otherwise. op: TMPL_OP_LT/LE/GT/GE. */
@@ -528,6 +613,17 @@ typedef struct tv_args {
     const tv  *kw;
     i32        nkw;
 } tv_args;
+
+/* The steps of going through a call's arguments (their outermost level). */
+static inline iz tv_args_steps(const tv_args *a)
+{
+    iz n = a->npos + a->nkw;
+    for (i32 i = 0; i < a->npos; i++)
+        n += tv_steps(a->pos[i]);
+    for (i32 i = 0; i < a->nkw; i++)
+        n += tv_steps(a->kw[i]);
+    return n;
+}
 
 /* Calls a bound method (tmpl_methods.c). */
 tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args);

@@ -507,6 +507,41 @@ CASES = [
     ("namespace_underscore_unsafe", "{% set ns = namespace(_y=2) %}{{ ns._y + 1 }}", {}),
     ("namespace_class_unsafe", "{% set ns = namespace() %}{{ ns.__class__() }}", {}),
     ("namespace_dunder_missing", "{% set ns = namespace() %}{{ ns.__doc__ + 1 }}", {}),
+    # accumulation in a loop: + appends to a list's or string's buffer in
+    # place when nothing else sees the room after it (tmpl_value.h); the
+    # lists and strings that share it keep what they had
+    ("accumulate_list", "{% set ns = namespace(l=[]) %}{% for i in range(20) %}{% set ns.l = ns.l + [i] %}{% endfor %}"
+     "{{ ns.l }}|{{ ns.l | length }}", {}),
+    ("accumulate_list_shared", "{% set ns = namespace(l=[1]) %}{% set ns.l = ns.l + [2] %}{% set a = ns.l %}"
+     "{% set ns.l = ns.l + [3] %}{% set b = a + [4] %}{% set ns.l = ns.l + [5] %}{% set c = b + [6] %}"
+     "{{ a }}|{{ b }}|{{ c }}|{{ ns.l }}|{{ a + [7] }}|{{ b + [8] }}|{{ ns.l + [9] }}|{{ c }}", {}),
+    ("accumulate_list_pop", "{% set ns = namespace(l=[]) %}{% for i in range(6) %}{% set ns.l = ns.l + [i] %}{% endfor %}"
+     "{% set c = ns.l + [] %}{% set x = ns.l.pop() %}{% set d = ns.l + ['p'] %}{% set y = ns.l.pop(0) %}"
+     "{% set e = ns.l + ['q'] %}{% set z = d.pop(0) %}{% set f = d + ['r'] %}"
+     "{{ c }}|{{ d }}|{{ e }}|{{ f }}|{{ ns.l }}|{{ x }}{{ y }}{{ z }}", {}),
+    ("accumulate_list_pop_front", "{% set l = [1, 2] + [3] %}{% set x = l.pop(0) %}{% set m = l + [4] %}"
+     "{% set n = l + [5] %}{{ l }}{{ m }}{{ n }}{{ x }}", {}),
+    ("accumulate_list_clear", "{% set l = [1, 2] + [3] %}{% set k = l + [] %}{{ l.clear() }}{% set m = l + [4] %}"
+     "{% set n = k + [5] %}{{ l }}{{ m }}{{ n }}{{ k }}", {}),
+    ("accumulate_list_self", "{% set l = [1] + [2] %}{% set m = l + l %}{% set n = m + l + m %}{{ l }}{{ m }}{{ n }}", {}),
+    ("accumulate_list_loop_over", "{% set ns = namespace(l=[0] + [1]) %}{% for x in ns.l %}{% set ns.l = ns.l + [x + 10] %}"
+     "{% endfor %}{{ ns.l }}", {}),
+    ("accumulate_list_sameas", "{% set a = [1] + [2] %}{% set b = a + [] %}{{ b is sameas a }}{{ b == a }}", {}),
+    ("accumulate_tuple", "{% set ns = namespace(t=()) %}{% for i in range(5) %}{% set ns.t = ns.t + (i,) %}{% endfor %}"
+     "{% set u = ns.t + ('x',) %}{% set v = ns.t + ('y',) %}{{ ns.t }}{{ u }}{{ v }}", {}),
+    ("accumulate_str", "{% set ns = namespace(s='') %}{% for i in range(40) %}{% set ns.s = ns.s + 'ab' + i | string %}"
+     "{% endfor %}{{ ns.s }}|{{ ns.s | length }}", {}),
+    ("accumulate_str_tilde", "{% set ns = namespace(s='') %}{% for i in range(40) %}{% set ns.s = ns.s ~ i ~ ',' %}"
+     "{% endfor %}{{ ns.s }}", {}),
+    ("accumulate_str_shared", "{% set ns = namespace(s='x' * 70) %}{% set ns.s = ns.s + 'y' %}{% set a = ns.s + 'z' %}"
+     "{% set b = a + 'w' %}{% set c = a + 'v' %}{% set d = b + 'u' %}{% set e = a ~ 't' %}{% set f = a ~ 's' %}"
+     "{{ a[68:] }}|{{ b[68:] }}|{{ c[68:] }}|{{ d[68:] }}|{{ e[68:] }}|{{ f[68:] }}|{{ ns.s[68:] }}", {}),
+    ("accumulate_str_self", "{% set a = 'q' * 40 + 'r' * 40 %}{% set b = a + a %}{% set c = b + a + b %}{% set d = c ~ c %}"
+     "{{ b }}|{{ c | length }}|{{ c[-41:] }}|{{ d | length }}|{{ d[230:250] }}", {}),
+    ("accumulate_str_markup", "{% set ns = namespace(s='<i>' | safe) %}{% for i in range(3) %}{% set ns.s = ns.s + '<b>' %}"
+     "{% endfor %}{{ ns.s }}|{{ ns.s ~ '<u>' }}", {}),
+    ("accumulate_str_context", "{% set ns = namespace(s='') %}{% for m in ms %}{% set ns.s = ns.s + m.content %}"
+     "{% set ns.s = ns.s + '|' %}{% endfor %}{{ ns.s }}", {"ms": [{"content": "a" * 50}, {"content": "b" * 30}, {"content": "c"}]}),
 ]
 
 
