@@ -413,6 +413,78 @@ static void test_tools_table(void)
     free(help);
 }
 
+/* A template that would run for minutes, and one whose list doubles 60
+ * times (issue 17, defect 1): every render has a time budget and the
+ * memory cap of a count; a drain budget also stops the framing renders
+ * at load and a line counted in this process. The outcomes are checked,
+ * never how long they took. */
+static const char slow_template[] =
+    "{% for i in range(2000) %}{% set x = range(100000)|list|sort|join(',') %}{% endfor %}x";
+static const char doubling_template[] =
+    "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}"
+    "{{ ns.l|length }}";
+
+static void test_render_limits(void)
+{
+    char slow[64], dbl[64];
+    REQUIRE(test_temp_file(slow, slow_template, lengthof(slow_template)));
+    REQUIRE(test_temp_file(dbl, doubling_template, lengthof(doubling_template)));
+    static const char prompt[] = "{\"id\": 1, \"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}]}\n";
+    char args[256];
+    int st;
+    snprintf(args, sizeof args, "render -q --chat-template %s --render-timeout 0.2", slow);
+    char *out = test_tally(NULL, args, prompt, lengthof(prompt), &st, NULL);
+    EXPECT_EQ(st, 4);
+    EXPECT(strstr(out, "{\"id\":1,\"error\":\"line 1: the render ran past its time budget of 0.2 s") == out);
+    free(out);
+    snprintf(args, sizeof args, "render -q --chat-template %s", dbl);
+    out = test_tally(NULL, args, prompt, lengthof(prompt), &st, NULL);
+    EXPECT_EQ(st, 4);
+    EXPECT(strstr(out, "out of memory") != NULL);
+    free(out);
+    /* count: the render budget is an error for the line; the drain budget
+     * leaves it pending, whether the line is counted here or on a worker */
+    snprintf(args, sizeof args, "count -q --kind prompt --chat-template %s --render-timeout 0.2", slow);
+    out = test_tally(NULL, args, prompt, lengthof(prompt), &st, NULL);
+    EXPECT_EQ(st, 4);
+    EXPECT(strstr(out, "the render ran past its time budget of 0.2 s (--render-timeout)") != NULL);
+    free(out);
+    static const char *const shards[] = {"0", "2"};
+    for (iz k = 0; k < countof(shards); k++) {
+        char *err;
+        snprintf(args, sizeof args, "count --shards %s --chat-template %s --drain-timeout 1", shards[k], slow);
+        out = test_tally(NULL, args, prompt, lengthof(prompt), &st, &err);
+        EXPECT_EQ(st, 3);
+        EXPECT_STR(str_cstr(out), S("{\"id\":1,\"pending\":\"not counted: the drain budget (--drain-timeout) ran out\"}\n"));
+        EXPECT(strstr(err, "the message framing does not render (stopped: the caller's deadline came first)") != NULL);
+        free(out);
+        free(err);
+    }
+    /* the budget runs out during the line, not at load: a template slow
+     * only past two messages (the framing renders one and two) */
+    static const char late[] = "{% if messages|length > 2 %}{% for i in range(2000) %}"
+                               "{% set x = range(100000)|list|sort|join(',') %}{% endfor %}{% endif %}x";
+    static const char three[] = "{\"id\": 2, \"messages\": [{\"role\": \"user\", \"content\": \"a\"}, "
+                                "{\"role\": \"assistant\", \"content\": \"b\"}, {\"role\": \"user\", \"content\": \"c\"}]}\n";
+    char late_path[64];
+    REQUIRE(test_temp_file(late_path, late, lengthof(late)));
+    for (iz k = 0; k < countof(shards); k++) {
+        char *err;
+        snprintf(args, sizeof args, "count --shards %s --chat-template %s --drain-timeout 1", shards[k], late_path);
+        out = test_tally(NULL, args, three, lengthof(three), &st, &err);
+        EXPECT_EQ(st, 3);
+        EXPECT_STR(str_cstr(out), S("{\"id\":2,\"pending\":\"not counted: the drain budget (--drain-timeout) ran out\"}\n"));
+        EXPECT(strstr(err, "framing") == NULL);
+        if (test_cur_failed)
+            printf("#   %s: %s%s\n", args, out, err);
+        free(out);
+        free(err);
+    }
+    remove(late_path);
+    remove(slow);
+    remove(dbl);
+}
+
 int main(void)
 {
     RUN(test_exit_statuses);
@@ -424,5 +496,6 @@ int main(void)
     RUN(test_unknown_option);
     RUN(test_help_says_assets);
     RUN(test_tools_table);
+    RUN(test_render_limits);
     return test_done();
 }

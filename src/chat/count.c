@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../base/os.h"
 #include "../json/pyfmt.h"
 
 struct count_model {
@@ -21,6 +22,7 @@ struct count_model {
     i64        now;
     bool       no_piece_cache;
     double     render_budget_s;
+    double     load_deadline;
 };
 
 struct count_work {
@@ -218,11 +220,22 @@ static int count_text_into(count_work *w, str text, count_result *r)
  * falls back), or one of our own codes. */
 static int render(count_work *w, const json *prompt, tmpl_error *te, chat_render_info *info)
 {
-    tmpl_render_opts o = {.now = w->m->now, .tmp = &w->tmpl_tmp};
+    /* the render's own budget, or the caller's deadline when that comes first */
+    double budget = os_now() + w->m->render_budget_s;
+    bool caller = w->deadline > 0 && w->deadline < budget;
+    tmpl_render_opts o = {.now = w->m->now, .tmp = &w->tmpl_tmp, .deadline = caller ? w->deadline : budget};
     w->text.len = 0;
     int rc = chat_render_prompt_info(w->m->ct, prompt, &o, &w->scratch, &w->text, te, info);
     if (rc != ERR_OK && te->exc)
         return ERR_TEMPLATE;
+    if (rc == ERR_LIMIT && os_now() >= o.deadline) {
+        if (caller) {
+            snprintf(te->msg, sizeof te->msg, "stopped: the caller's deadline came first");
+            return ERR_STOPPED;
+        }
+        snprintf(te->msg, sizeof te->msg, "the render ran past its time budget of %g s (--render-timeout)",
+                 w->m->render_budget_s);
+    }
     return rc;
 }
 
@@ -460,6 +473,7 @@ static void compute_baseline(count_model *m)
         m->baseline_error = "out of memory";
         return;
     }
+    count_work_set_deadline(w, m->load_deadline);
     static const char *const src[2] = {
         "{\"messages\":[{\"role\":\"user\",\"content\":\"\"}],\"add_generation_prompt\":false}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"\"},{\"role\":\"assistant\",\"content\":\"\"}],"
@@ -519,6 +533,7 @@ count_model *count_model_load(const char *path, const count_model_opts *o, err *
     m->now = o ? o->now : 0;
     m->no_piece_cache = o && o->no_piece_cache;
     m->render_budget_s = o && o->render_budget_s > 0 ? o->render_budget_s : COUNT_RENDER_BUDGET_S;
+    m->load_deadline = o ? o->load_deadline : 0;
     m->t = tok_load(path, e);
     if (!m->t) {
         count_model_free(m);

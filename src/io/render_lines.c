@@ -49,10 +49,11 @@ int io_render_lines(const chat_tmpl *ct, const io_render_opts *o, io_stats *st, 
         text.len = 0;
         text.failed = false;
         tmpl_error te;
-        double deadline = os_now() + budget;
-        tmpl_render_opts ro = {.now = o->now, .tmp = &tmp};
-        (void)deadline;
+        tmpl_render_opts ro = {.now = o->now, .tmp = &tmp, .deadline = os_now() + budget};
         rc = chat_render_prompt(ct, v, &ro, &a, &text, &te);
+        if (rc == ERR_LIMIT && !te.exc && os_now() >= ro.deadline)
+            snprintf(te.msg, sizeof te.msg, "the render ran past its time budget of %g s (--render-timeout)",
+                     budget);
         if (rc == ERR_OK && !text.failed) {
             job_put_id(&line, id);
             buf_cstr(&line, "\"rendered\":");
@@ -68,7 +69,7 @@ int io_render_lines(const chat_tmpl *ct, const io_render_opts *o, io_stats *st, 
         else if (te.exc)
             snprintf(msg, sizeof msg, "%s", te.msg), type = te.exc;
         else
-            snprintf(msg, sizeof msg, "%s: %s: %s", at, err_code_name(te.code), te.msg);
+            snprintf(msg, sizeof msg, "%s: %s%s", at, te.code == ERR_UNSUPPORTED ? "unsupported: " : "", te.msg);
     error:
         st->errors++;
         job_put_msg(&line, id, "error", msg, type);
