@@ -113,8 +113,8 @@ bench: $(COUNT_INPUTS)
 
 test-build: $(TESTS) $(TST)/tally $(TEXTS) $(CONTEXTS) ## build the tests with ASan+UBSan
 
-test: test-build ## build with sanitizers and run every test; ends with "N passed, N failed"
-	@sh tests/run.sh $(TST)
+test: test-build ## build with sanitizers and run every test (T=pool,queue: only those); ends with "N passed, N failed"
+	@sh tests/run.sh $(TST) $(T)
 
 # Fuzzers: clang's libFuzzer with ASan+UBSan; FUZZ_SECONDS per target.
 FUZZ_CC      ?= clang

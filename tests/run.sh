@@ -1,10 +1,12 @@
 #!/bin/sh
 # Runs every test binary in $1 (built by `make test-build`) that has its
-# tests/test_*.c, and the CLI tests,
-# then prints one line: "N passed, N failed".
+# tests/test_*.c (or only those named in $2, comma-separated, with or
+# without their test_ prefix: `make test T=pool,queue`), then prints one
+# line: "N passed, N failed".
 # Each binary prints "ok N - name" / "not ok N - name" per test; a binary that
 # crashes or exits non-zero without a "not ok" line counts as one failure.
 dir=${1:-build/test}
+only=${2:-}
 pass=0
 fail=0
 log=$(mktemp)
@@ -14,6 +16,12 @@ for t in "$dir"/test_*; do
     name=$(basename "$t")
     # a binary left from a test whose source is gone does not count
     [ -f "tests/$name.c" ] || continue
+    if [ -n "$only" ]; then
+        case ",$only," in
+            *",$name,"* | *",${name#test_},"*) ;;
+            *) continue ;;
+        esac
+    fi
     TALLY_BIN="$dir/tally" timeout 1800 "$t" >"$log" 2>&1
     rc=$?
     p=$(grep -c '^ok ' "$log")
@@ -30,5 +38,9 @@ for t in "$dir"/test_*; do
     pass=$((pass + p))
     fail=$((fail + f))
 done
+if [ -n "$only" ] && [ $((pass + fail)) -eq 0 ]; then
+    echo "no test binary matches T=$only (see tests/test_*.c)"
+    fail=1
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,4 +1,4 @@
-/* test_golden.c - the exactness acceptance test of the tokenizer: for each
+/* test_tok_golden.c - the exactness acceptance test of the tokenizer: for each
  * tokenizer and input set under tests/data/tok/, every input's ids must have
  * the count and FNV-1a hash the reference (Rust tokenizers 0.22.2) gave.
  * One test per (tokenizer, set); a mismatch prints the input and, when the
