@@ -7,7 +7,8 @@
 # the counting kinds (prompts and messages) against the oracle's Python path;
 # then the end-of-run drain (the queue on worker processes) over the agentic
 # prompts replicated, its scaling on 2 cores and its memory, against the same
-# Python path. BENCH_ONLY=tok, tmpl, count or drain runs one part. Needs the oracle
+# Python path; then `tally count` end to end with 0, 1, 2, 8 workers and the
+# default. BENCH_ONLY=tok, tmpl, count, drain or shards runs one part. Needs the oracle
 # (sh ../shared/oracle/install.sh) and the assets (scripts/fetch-assets.sh).
 set -eu
 bin=${1:-build/release}
@@ -277,4 +278,52 @@ echo "run that cycles over its dataset does. \"tally in-process, distinct lines\
 echo "over the distinct lines with a fresh cache (only the turns' shared messages hit). The"
 echo "rows without the piece cache show the engine's own scaling: with it, each worker warms"
 echo "its own cache, so the first pass over the distinct pieces is paid once per worker."
+fi
+
+if [ -z "$only" ] || [ "$only" = shards ]; then
+[ "$only" = shards ] || echo
+# `tally count` end to end on each input of the benchmark, with 0, 1, 2 and
+# 8 worker processes and the default (one per CPU), not pinned; the outputs
+# must be byte-identical. The job's own time (the summary's "in S s": reading,
+# counting, writing; loading excluded, the same in every run) is the median
+# of BENCH_SHARDS_RUNS runs (default 5), the configurations taking turns.
+shard_runs=${BENCH_SHARDS_RUNS:-5}
+mkdir -p "$tmp/sh"
+rep() { r_=0; while [ "$r_" -lt "$2" ]; do cat "$1"; r_=$((r_ + 1)); done; }
+rep build/inputs/agentic_prompts.jsonl 1 >"$tmp/sh/agentic_prompts"
+rep build/inputs/bfcl_prompts.jsonl 10 >"$tmp/sh/bfcl_prompts"
+rep build/inputs/texts.jsonl 5 >"$tmp/sh/texts"
+rep build/inputs/agentic_outputs.jsonl 20 >"$tmp/sh/agentic_outputs"
+echo "tally count, job time in s (median of $shard_runs), by worker processes (--shards; default $(nproc) here):"
+printf '%-16s %7s %9s | %8s %8s %8s %8s %8s | %8s %9s\n' input lines MB "0" "1" "2" "8" default \
+    "8/dflt" "dflt/0"
+for in in agentic_prompts bfcl_prompts texts agentic_outputs; do
+    f=$tmp/sh/$in
+    r_=1
+    while [ "$r_" -le "$shard_runs" ]; do
+        for s in 0 1 2 8 default; do
+            opt="--shards $s"
+            [ "$s" = default ] && opt=""
+            # shellcheck disable=SC2086
+            "$bin/tally" count -t "$assets/qwen3" --now 2025-01-15T12:00:00 --progress-interval 0 $opt \
+                <"$f" >"$tmp/sh/out.$s" 2>"$tmp/sh/err.$s" || [ $? -eq 4 ] || exit 1
+            sed -n 's/.* in \([0-9.]*\) s (.*/\1/p' "$tmp/sh/err.$s" | tail -n 1 >>"$tmp/sh/t.$in.$s"
+            if ! cmp -s "$tmp/sh/out.$s" "$tmp/sh/out.0"; then
+                echo "bench: tally count --shards $s on $in: the output differs from --shards 0" >&2
+                exit 1
+            fi
+        done
+        r_=$((r_ + 1))
+    done
+    med() { sort -n "$tmp/sh/t.$in.$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+    printf '%-16s %7s %9.1f | %8s %8s %8s %8s %8s | %7sx %8sx\n' "$in" "$(wc -l <"$f")" \
+        "$(awk -v b="$(wc -c <"$f")" 'BEGIN { print b / 1e6 }')" \
+        "$(med 0)" "$(med 1)" "$(med 2)" "$(med 8)" "$(med default)" \
+        "$(div "$(med 8)" "$(med default)")" "$(div "$(med default)" "$(med 0)")"
+done
+echo
+echo "Inputs (build/inputs, from ../shared/data): the agentic prompts as given, the BFCL prompts"
+echo "x10, the message texts x5, the agentic assistant outputs x20 (qwen3, --kind auto). The"
+echo "workers are forked once per run; more workers than CPUs only add processes that wait."
+echo "Goals (issue 17): 8/dflt <= 1.5x, dflt/0 <= 1.0x on every input."
 fi

@@ -255,6 +255,60 @@ static void test_signals(void)
         }
 }
 
+/* The processes whose parent is `pid` (from /proc), up to `max`. */
+static int children_of(pid_t pid, pid_t *out, int max)
+{
+    int n = 0;
+    char line[128];
+    snprintf(line, sizeof line, "ps -o pid= --ppid %d", (int)pid);
+    FILE *p = popen(line, "r");
+    int x;
+    while (p && n < max && fscanf(p, "%d", &x) == 1)
+        out[n++] = x;
+    if (p)
+        pclose(p);
+    return n;
+}
+
+/* A worker killed during a run: every line is still answered and the
+ * summary says that a worker died. */
+static void test_worker_death_in_summary(void)
+{
+    char err_path[64];
+    REQUIRE(test_temp_file(err_path, "", 0));
+    int in_fd, out_fd;
+    pid_t pid = start("count -t qwen3 --shards 2 --kind text", err_path, &in_fd, &out_fd);
+    REQUIRE(pid > 0);
+    iz len;
+    char *in = repeat("{\"text\": \"Hello world\"}", 5, &len);
+    EXPECT(write(in_fd, in, (size_t)len) == len);
+    buf got = {0};
+    read_lines(out_fd, &got, 5);   /* the workers are up and have counted */
+    pid_t kids[8];
+    int nk = children_of(pid, kids, 8);
+    EXPECT_EQ(nk, 2);
+    if (nk > 0)
+        kill(kids[0], SIGKILL);
+    EXPECT(write(in_fd, in, (size_t)len) == len);
+    close(in_fd);
+    read_lines(out_fd, &got, 1 << 30);
+    int st;
+    waitpid(pid, &st, 0);
+    close(out_fd);
+    buf_byte(&got, 0);
+    char *err = test_slurp(err_path, NULL);
+    EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    EXPECT_EQ(count_lines((const char *)got.data), 10);
+    EXPECT(strstr(err, "10 counted") != NULL);
+    EXPECT(strstr(err, "on 2 worker processes (1 died; the lines each held were retried one at a time)") != NULL);
+    if (test_cur_failed)
+        printf("#   stderr: %s\n", err);
+    free(err);
+    free(in);
+    buf_free(&got);
+    remove(err_path);
+}
+
 /* Standard input (or an argument) that is a folder: a failure in every
  * command (issue 17, defect 4). */
 static void test_input_folder(void)
@@ -491,6 +545,7 @@ int main(void)
     RUN(test_output_unwritable);
     RUN(test_output_closed_pipe);
     RUN(test_signals);
+    RUN(test_worker_death_in_summary);
     RUN(test_input_folder);
     RUN(test_files_and_output);
     RUN(test_unknown_option);

@@ -37,6 +37,8 @@
 #include "../base/buf.h"
 #include "../base/os.h"
 
+#define POOL_PUMP_S 0.0005
+
 enum { MAX_IN_FLIGHT = 8, TEXT_CHUNK_MAX_ITEMS = 4096, RESULT_HEAD = 8 + 1 + 1 + 1 + 8 + 2 + 2 + 2,
        ITEM_HEAD = 8 + 1 + 1 + 8 + 8, CHUNK_HEAD = 4 + 8 };
 
@@ -96,6 +98,7 @@ struct pool {
     bool   in_process;           /* count here (no workers, or they failed) */
     bool   expired, stopped;
     double deadline;
+    double last_step;            /* os_now() of pool_submit's last look at the sockets */
     pool_stats st;
     pid_t  parent;
     pool_result r;               /* scratch for a result being made or delivered */
@@ -968,11 +971,21 @@ int pool_submit(pool *p, const pool_item *it, u64 tag)
     c->left++;
     c->bytes += len;
     s->ch = c;
-    if (c->n == cap || (k == POOL_KIND_TEXT && c->bytes >= p->chunk_bytes)) {
+    bool closed = c->n == cap || (k == POOL_KIND_TEXT && c->bytes >= p->chunk_bytes);
+    if (closed) {
         ready_push(p, c, false);
         p->open[k] = NULL;
     }
-    return pool_pump(p);
+    /* the sockets are looked at when a chunk is ready and otherwise at most
+     * every POOL_PUMP_S (a poll per item would cost more than a small item);
+     * results already in are delivered at every call */
+    double now = closed ? 0 : os_now();
+    if (closed || now - p->last_step >= POOL_PUMP_S) {
+        p->last_step = closed ? os_now() : now;
+        return pool_pump(p);
+    }
+    deliver(p);
+    return p->stopped ? ERR_STOPPED : ERR_OK;
 }
 
 int pool_pump(pool *p)

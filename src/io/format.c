@@ -85,7 +85,7 @@ void io_summary_format(const char *what, const io_stats *s, char *out, iz cap)
         else
             buf_cstr(&b, ", in this process");
         if (s->worker_deaths)
-            buf_printf(&b, " (%td died; their lines were retried one at a time)", s->worker_deaths);
+            buf_printf(&b, " (%td died; the lines each held were retried one at a time)", s->worker_deaths);
         buf_printf(&b, ", in %.3f s (%.0f lines/s)", s->elapsed_s, rate);
         if (s->tools_unread)
             buf_printf(&b, "\n%s: note: %lld prompts carry tools that their chat template never reads (or "
