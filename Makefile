@@ -19,7 +19,7 @@ TSTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
             -fno-sanitize-recover=undefined -DTALLY_DEBUG
 LDLIBS   := $(PKG_LIBS) -lm -lpthread
 
-LIB_SRC  := $(sort $(wildcard src/base/*.c src/json/*.c src/tok/*.c src/tmpl/*.c src/chat/*.c src/drain/*.c src/io/*.c))
+LIB_SRC  := $(sort $(wildcard src/base/*.c src/json/*.c src/tok/*.c src/tmpl/*.c src/chat/*.c src/drain/*.c src/agg/*.c src/io/*.c))
 LIB_HDR  := $(wildcard src/*/*.h)
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))

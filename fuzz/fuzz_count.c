@@ -1,6 +1,6 @@
 /* fuzz_count.c - libFuzzer target for the counting path of `tally count`:
  * one input line (a JSON value of any shape: oracle objects, upstream
- * payloads, event lines) through shapes_input (with the kind picked from
+ * payloads, event lines) through agg_input (with the kind picked from
  * the first byte: auto or one of the four) and count_item with qwen3 (from
  * $TALLY_ASSETS or assets/). Checks: nothing crashes or leaks; a counted
  * item has n >= 0; an item counted twice gives the same result (one
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../src/chat/count.h"
+#include "../src/agg/inputs.h"
 #include "../src/chat/shapes.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -52,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json *v = json_parse(&a, str_from(data + 1, (iz)size - 1), NULL, &e);
     if (v) {
         shapes_item it;
-        if (shapes_input(&a, v, want, &it, &e) == SHAPES_COUNT) {
+        if (agg_input(&a, v, want, AGG_ANY, &it, &e) == SHAPES_COUNT) {
             count_result r1, r2;
             int rc1 = count_item(work, &it.in, &r1);
             int rc2 = count_item(work, &it.in, &r2);

@@ -45,8 +45,24 @@ static bool same_json(const json *a, const json *b)
     return eq;
 }
 
+/* The metric a counted line names: an event's (sample.issued: isl,
+ * sample.complete: osl) or a payload's (PromptData: isl, TextModelOutput:
+ * osl), none for the oracle's objects. */
+static str metric_of(const json *in)
+{
+    const json *t = in && in->type == JSON_OBJ ? json_get(in, S("event_type")) : NULL;
+    if (t && t->type == JSON_STR) {
+        const json *d = json_get(in, S("data"));
+        in = d && d->type == JSON_ARR ? d : NULL;
+    }
+    if (!in || in->type != JSON_ARR || !in->u.arr.n || in->u.arr.items[0].type != JSON_STR)
+        return S("");
+    str tag = in->u.arr.items[0].u.s;
+    return str_eq(tag, S("PromptData")) ? S("isl") : str_eq(tag, S("TextModelOutput")) ? S("osl") : S("");
+}
+
 /* One output line against its case of cli.jsonl. */
-static bool check_line(const json *c, const json *got)
+static bool check_line(arena *a, const json *c, const json *got)
 {
     if (!got || got->type != JSON_OBJ)
         return false;
@@ -68,7 +84,14 @@ static bool check_line(const json *c, const json *got)
     /* "kind" with --kind auto only */
     if (!same_json(json_get(got, S("kind")), json_get(c, S("kind"))))
         return false;
-    iz keys = 1 + (fb != NULL) + (json_get(got, S("kind")) != NULL) + (json_get(got, S("id")) != NULL);
+    err e = {0};
+    const json *in = json_parse(a, json_get(c, S("line"))->u.s, NULL, &e);
+    str metric = metric_of(in);
+    const json *gm = json_get_type(got, S("metric"), JSON_STR);
+    if (metric.len ? !gm || !str_eq(gm->u.s, metric) : gm != NULL)
+        return false;
+    iz keys = 1 + (fb != NULL) + (json_get(got, S("kind")) != NULL) + (json_get(got, S("id")) != NULL) +
+              (gm != NULL);
     return got->u.obj.n == keys;
 }
 
@@ -118,7 +141,7 @@ static void test_cases(void)
             json *got = ol.len ? json_parse(&a, ol, NULL, &e) : NULL;
             if (json_get(cases[k], S("kind")))
                 kinds++;
-            if (!check_line(cases[k], got)) {
+            if (!check_line(&a, cases[k], got)) {
                 str line = json_get(cases[k], S("line"))->u.s;
                 buf w = {0};
                 json_write(&w, json_get(cases[k], S("expect")));

@@ -127,7 +127,7 @@ static int run(pool_opts o, const char **items, const u8 *kinds, iz n, seen *s, 
         return e.code ? e.code : ERR_IO;
     int rc = ERR_OK;
     for (iz i = 0; i < n && rc == ERR_OK; i++) {
-        pool_item it = {str_cstr(items[i]), kinds ? kinds[i] : (u8)POOL_KIND_HEAVY};
+        pool_item it = {str_cstr(items[i]), kinds ? kinds[i] : (u8)POOL_KIND_HEAVY, 0};
         rc = pool_submit(p, &it, (u64)i);
     }
     if (rc == ERR_OK)
@@ -391,7 +391,7 @@ static void test_deadline(void)
     pool *p = pool_new(&o, &e);
     REQUIRE(p);
     for (int i = 0; i < N; i++) {
-        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY};
+        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY, 0};
         EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
     }
     /* the deadline comes once something is counted (and 3 s of sleeping
@@ -408,7 +408,7 @@ static void test_deadline(void)
     EXPECT_EQ(st.done + st.pending, N);
     EXPECT_EQ(st.workers, 0);   /* stopped at once */
     for (int i = N; i < N + LATE; i++) {
-        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY};
+        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY, 0};
         EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
     }
     EXPECT_EQ(pool_flush(p), ERR_OK);
@@ -434,7 +434,7 @@ static void test_deadline_in_process(void)
     for (int i = 0; i < N; i++) {
         if (i == 1)
             pool_set_deadline(p, os_now());
-        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY};
+        pool_item it = {str_cstr(items[i]), POOL_KIND_HEAVY, 0};
         EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
     }
     pool_stats st;
@@ -458,7 +458,7 @@ static void test_workers_forked_once(void)
     REQUIRE(p);
     for (int r = 0; r < ROUNDS; r++) {
         for (int i = 0; i < PER; i++) {
-            pool_item it = {S("pid"), POOL_KIND_HEAVY};
+            pool_item it = {S("pid"), POOL_KIND_HEAVY, 0};
             EXPECT_EQ(pool_submit(p, &it, (u64)(r * PER + i)), ERR_OK);
         }
         EXPECT_EQ(pool_flush(p), ERR_OK);
@@ -506,7 +506,7 @@ static void test_stop_flag(void)
     REQUIRE(p);
     int rc = ERR_OK;
     for (int i = 0; i < N && rc == ERR_OK; i++) {
-        pool_item it = {S("n:1"), POOL_KIND_HEAVY};
+        pool_item it = {S("n:1"), POOL_KIND_HEAVY, 0};
         rc = pool_submit(p, &it, (u64)i);
     }
     if (rc == ERR_OK)
@@ -547,7 +547,7 @@ static void test_spawned_program_does_not_hold_workers(void)
     pool *p = pool_new(&o, &e);
     REQUIRE(p);
     for (int i = 0; i < N; i++) {
-        pool_item it = {S("n:1"), POOL_KIND_HEAVY};
+        pool_item it = {S("n:1"), POOL_KIND_HEAVY, 0};
         EXPECT_EQ(pool_submit(p, &it, (u64)i), ERR_OK);
     }
     EXPECT_EQ(pool_flush(p), ERR_OK);
@@ -625,7 +625,7 @@ static void test_no_orphans_and_sigint(void)
         err e;
         pool *p = pool_new(&o, &e);
         for (int i = 0; p && i < 100000; i++) {
-            pool_item it = {S("x"), POOL_KIND_HEAVY};
+            pool_item it = {S("x"), POOL_KIND_HEAVY, 0};
             pool_submit(p, &it, (u64)i);
         }
         _exit(0);

@@ -689,7 +689,7 @@ static void test_counts_every_lane(void)
     static pool_result want[1000];
     iz fallbacks = 0;
     for (iz k = 0; k < n; k++) {
-        ops.work(ops.ctx, scratch, &(pool_item){lines[k], POOL_KIND_HEAVY}, 0, &want[k]);
+        ops.work(ops.ctx, scratch, &(pool_item){lines[k], POOL_KIND_HEAVY, 0}, 0, &want[k]);
         fallbacks += want[k].state == POOL_DONE && want[k].cls[0];
     }
     ops.scratch_free(ops.ctx, scratch);

@@ -1,9 +1,8 @@
-/* shapes.h - the input shapes of the counting kinds: one parsed JSON value
- * (a line of `tally count`) becomes one count_input, from the oracle's
- * objects ({"text"}, {"token_ids"}, {"content", "reasoning", "tool_calls"},
- * {"messages", ...}) or from upstream's event payloads (an events.jsonl
- * line, or a bare PromptData / TextModelOutput array), with upstream's
- * choice of kind (../shared/docs/upstream-spec.md §2.3, §2.4, §6.2).
+/* shapes.h - the oracle's input objects of the counting kinds: one parsed
+ * JSON object ({"text"}, {"token_ids"}, {"content", "reasoning",
+ * "tool_calls"}, {"messages", ...}) becomes one count_input. Upstream's
+ * payloads and events, and which of them asks for which count, are the
+ * aggregator's (src/agg/inputs.h), on these building blocks.
  * Depends on chat/count.h, json/ and base/. */
 #ifndef TALLY_SHAPES_H
 #define TALLY_SHAPES_H
@@ -28,82 +27,55 @@ typedef struct shapes_item {
     /* Where the item came from, for messages: "object", "PromptData",
      * "TextModelOutput", "ErrorData", "event". */
     const char *shape;
+    /* What the item is counted as, for the aggregator's metrics: 0, or
+     * AGG_ISL, AGG_OSL, AGG_TPOT of src/agg/inputs.h (an event line). */
+    u8 metric;
     /* Why nothing is counted (status SHAPES_SKIP). */
     char skip[ERR_MSG_MAX];
 } shapes_item;
 
 enum {
     SHAPES_COUNT = 0,  /* out->in is an item to count */
-    SHAPES_SKIP,       /* upstream counts nothing for this value (out->skip says why) */
+    SHAPES_SKIP,       /* upstream counts nothing for this value (out->skip says why; payloads and events) */
     SHAPES_ERROR,      /* the value is not an input of the wanted kind (e says why) */
 };
 
-/* Turns one JSON value into an item of kind `want` (a count_kind, or
- * SHAPES_AUTO). Accepted values:
- *   - an object with "event_type" (an events.jsonl line): its "data";
- *   - an array whose first element is "PromptData", "TextModelOutput" or
- *     "ErrorData" (upstream's array-like structs: the fields follow in
- *     declaration order; missing trailing ones take their defaults, extra
- *     ones are ignored, as msgspec decodes them);
- *   - any other object: the oracle's shapes, by field name.
- * With SHAPES_AUTO the kind follows upstream's triggers (spec §6.2):
- *   - an event line: "sample.issued" counts its PromptData as the ISL
- *     trigger does, "sample.complete" its TextModelOutput as the OSL
- *     trigger does; other events, other payloads and an empty
- *     "sample_uuid" are skipped (upstream counts nothing for them);
- *   - PromptData: token_ids not null -> ids; else text non-empty -> text;
- *     else messages not null -> prompt; else skipped;
- *   - TextModelOutput: reasoning or tool_calls truthy -> message with
- *     as_message_parts(); else text = str(output), skipped when empty;
- *   - ErrorData: skipped;
- *   - an object: "token_ids" (not null) -> ids; else "text" (not null) ->
- *     text; else "messages" (not null) -> prompt; else any of "content",
- *     "reasoning", "tool_calls" present -> message; else an error.
- * With an explicit kind the fields that kind needs are taken (an event's
- * type is then not looked at): ids from "token_ids", text from "text" or
- * str() of a TextModelOutput, message from the oracle's fields or
- * as_message_parts(), prompt from "messages" and the optional fields; a
- * missing or mistyped field is an error.
+/* Turns one of the oracle's objects into an item of kind `want` (a
+ * count_kind, or SHAPES_AUTO): with SHAPES_AUTO "token_ids" (not null) ->
+ * ids; else "text" (not null) -> text; else "messages" (not null) ->
+ * prompt; else any of "content", "reasoning", "tool_calls" present ->
+ * message; else an error. With an explicit kind the fields that kind needs
+ * are taken; a missing or mistyped field is an error (a message needs at
+ * least one of its three fields, null or not).
  * Field types are checked as upstream's msgspec types (and count.h) say:
- * token_ids an array of integers, text a string, messages an array (of
- * objects in a PromptData), tools an array or null, tool_choice a string,
- * object or null, chat_template a string or null, chat_template_kwargs an
- * object or null, content and reasoning a string or null (in a
- * TextModelOutput: a string or an array of strings), tool_calls an array
- * or null (its elements are count_item's to check). Errors name the field
- * and what was found: "token_ids: expected an array of integers, found a
- * string" (the caller adds the line number). A TextModelOutput counted as
- * a message whose tool calls merge to an empty array passes NULL
- * (MessageInput treats an empty tuple as None).
- * New values (joined strings, merged tool calls, str() of an output) are
- * allocated in `a`; the rest of out->in points into `v`, which must
- * outlive the item. Out of memory in `a` jumps to a->oom when set, else is
- * an error (ERR_NOMEM). Returns SHAPES_COUNT, SHAPES_SKIP or SHAPES_ERROR;
- * `e` is filled only for SHAPES_ERROR. Pure: no global state. */
+ * token_ids an array of integers, text a string, messages an array, tools
+ * an array or null, tool_choice a string, object or null, chat_template a
+ * string or null, chat_template_kwargs an object or null, content and
+ * reasoning a string or null, tool_calls an array or null (its elements
+ * are count_item's to check). Errors name the field and what was found:
+ * "token_ids: expected an array of integers, found a string" (the caller
+ * adds the line number). Upstream's payloads and event lines are not
+ * objects of this kind: src/agg/inputs.h reads them (and hands objects on
+ * to this function). out->in points into `v`, which must outlive the item.
+ * Returns SHAPES_COUNT or SHAPES_ERROR (`e` filled). Pure: no global state. */
 int shapes_input(arena *a, const json *v, int want, shapes_item *out, err *e);
 
-/* The helpers of upstream's TextModelOutput (spec §2.4), on the payload's
- * three fields (NULL = absent = the default: output "", reasoning and
- * tool_calls None). Each returns ERR_OK, or an error code with `e` filled
- * when the fields are not of their types or Python would raise. */
-
-/* merge_tool_calls(tool_calls): NULL when tool_calls is falsy; the same
- * array when its first element is not an array (complete tool calls);
- * else the deltas of each chunk merged by "index" into new objects
- * {"type": "function", "function": {"arguments": "", "name"?}, "id"?}
- * (that key order), arguments concatenated, in index order. The result may
- * be an empty array. */
-int shapes_merge_tool_calls(arena *a, const json *tool_calls, const json **merged, err *e);
-/* str(output): reasoning, output and the msgspec JSON of the merged tool
- * calls, concatenated. */
-int shapes_tmo_text(arena *a, const json *output, const json *reasoning, const json *tool_calls,
-                    str *text, err *e);
-/* as_message_parts(): *content a string (output, or its chunks joined),
- * *reasoning a string or NULL when falsy, *tool_calls the merged calls
- * (NULL when merge_tool_calls gives None). The strings are new values
- * in `a` or the payload's own. */
-int shapes_tmo_message(arena *a, const json *output, const json *reasoning, const json *tool_calls,
-                       const json **content, const json **reasoning_out, const json **tool_calls_out,
-                       err *e);
+/* The building blocks of a reader of inputs (shapes.c, src/agg/inputs.c):
+ * each fills `o` and returns SHAPES_COUNT, or SHAPES_ERROR with `e` naming
+ * `where` (a prefix: "" or "PromptData.") and the field. shapes_take_prompt
+ * with `strict` (upstream's payloads) also wants objects as the elements of
+ * messages and tools (tuple[dict, ...]). */
+int shapes_take_ids(shapes_item *o, const json *v, const char *where, err *e);
+int shapes_take_text(shapes_item *o, const json *v, const char *where, err *e);
+int shapes_take_prompt(shapes_item *o, const json *messages, const json *tools, const json *kwargs,
+                       const json *tmpl, const json *choice, const char *where, bool strict, err *e);
+/* "WHEREFIELD: expected EXPECTED, found TYPE" into e; returns SHAPES_ERROR. */
+int shapes_bad(err *e, const json *v, const char *where, const char *field, const char *expected);
+/* The reason into o->skip; returns SHAPES_SKIP. */
+int shapes_skip(shapes_item *o, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* v unless it is JSON null (Python's None, as an absent field), and the
+ * name of a value's type for messages ("nothing" for NULL). */
+const json *shapes_nn(const json *v);
+const char *shapes_type_name(const json *v);
 
 #endif

@@ -54,6 +54,8 @@ static const char help2[] =
     "\n"
     "Writes one JSON line per input line, in order:\n"
     "  {\"id\": ..., \"kind\": K, \"n\": N}                   counted (\"kind\" with --kind auto)\n"
+    "  {\"id\": ..., \"metric\": \"isl\", \"kind\": K, \"n\": N}   an event or a payload: the metric the count\n"
+    "                              is for (isl: a PromptData, osl: a TextModelOutput)\n"
     "  {\"id\": ..., \"kind\": K, \"n\": N, \"fallback\": \"TypeError\"}\n"
     "                              the template failed: N is upstream's fallback count\n"
     "  {\"id\": ..., \"skipped\": \"why\"}                 upstream counts nothing here\n"

@@ -72,7 +72,7 @@ static void ops_work(void *ctx, void *p, const pool_item *it, double deadline, p
         goto out;
     }
     shapes_item si;
-    int st = shapes_input(&s->a, v, c->want, &si, &je);
+    int st = c->resolve ? c->resolve(&s->a, v, c->want, it->op, &si, &je) : shapes_input(&s->a, v, c->want, &si, &je);
     if (!set_label(s, si.id, r)) {   /* shapes_input finds the id first */
         snprintf(r->msg, sizeof r->msg, "its id is longer than %d bytes of JSON", POOL_LABEL_MAX - 1);
         goto out;
@@ -99,6 +99,7 @@ static void ops_work(void *ctx, void *p, const pool_item *it, double deadline, p
     }
     r->state = POOL_DONE;
     r->kind = (u8)si.in.kind;
+    r->op = si.metric;
     r->flags = cr.tools_unread ? COUNT_OPS_TOOLS_UNREAD : 0;
     r->n = cr.n;
     if (cr.fallback) {
@@ -109,14 +110,16 @@ out:
     arena_restore(&s->a, s->base);
 }
 
-bool count_ops_label(str payload, buf *out)
+bool count_ops_label(const count_ops_ctx *c, str payload, buf *out)
 {
     arena a;
     arena_init(&a, 0);
     err je = {0};
     json *v = json_parse(&a, payload, NULL, &je);
     shapes_item si = {0};
-    if (v)
+    if (v && c->resolve)
+        c->resolve(&a, v, SHAPES_AUTO, 0, &si, &je);
+    else if (v)
         shapes_input(&a, v, SHAPES_AUTO, &si, &je);
     bool found = si.id != NULL;
     if (found)

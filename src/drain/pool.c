@@ -6,9 +6,9 @@
  *
  * Wire format (native byte order; both ends are the same binary):
  *   parent -> worker, one chunk:  u32 count, f64 deadline, then per item
- *                                 u64 seq, u8 kind, u8 inline, u64 off,
+ *                                 u64 seq, u8 kind, u8 inline, u8 op, u64 off,
  *                                 u64 len (and, inline, len bytes)
- *   worker -> parent, per item:   u64 seq, u8 state, u8 kind, u8 flags, i64 n,
+ *   worker -> parent, per item:   u64 seq, u8 state, u8 kind, u8 op, u8 flags, i64 n,
  *                                 u16 cls, msg and label lengths, their bytes
  * An item's payload lies in the ring at `off` (a ring offset) unless it is
  * inline. The parent writes the ring before it sends the descriptor, and
@@ -39,8 +39,8 @@
 
 #define POOL_PUMP_S 0.0005
 
-enum { MAX_IN_FLIGHT = 8, TEXT_CHUNK_MAX_ITEMS = 4096, RESULT_HEAD = 8 + 1 + 1 + 1 + 8 + 2 + 2 + 2,
-       ITEM_HEAD = 8 + 1 + 1 + 8 + 8, CHUNK_HEAD = 4 + 8 };
+enum { MAX_IN_FLIGHT = 8, TEXT_CHUNK_MAX_ITEMS = 4096, RESULT_HEAD = 8 + 1 + 1 + 1 + 1 + 8 + 2 + 2 + 2,
+       ITEM_HEAD = 8 + 1 + 1 + 1 + 8 + 8, CHUNK_HEAD = 4 + 8 };
 
 typedef struct chunk chunk;
 
@@ -52,10 +52,10 @@ typedef struct slot {
     u8    *copy;          /* an inline item's bytes (ours), else NULL */
     const u8 *borrowed;   /* the caller's bytes, while pool_submit runs (in-process) */
     chunk *ch;            /* the chunk that holds it now, while it waits */
-    u8     kind;
+    u8     kind, op;
     bool   have;          /* its result is in */
     bool   retried;       /* it is (or was) in a one-item retry chunk */
-    u8     state, rkind, flags;
+    u8     state, rkind, rop, flags;
     i64    n;
     char  *text;          /* "cls\0msg\0label\0" when any is non-empty (malloc) */
 } slot;
@@ -109,7 +109,7 @@ struct pool {
 void pool_result_clear(pool_result *r)
 {
     r->state = POOL_PENDING;
-    r->kind = r->flags = 0;
+    r->kind = r->op = r->flags = 0;
     r->n = 0;
     r->cls[0] = r->msg[0] = r->label[0] = 0;
 }
@@ -141,12 +141,13 @@ static void sanitize(pool *p, pool_result *r)
 }
 
 /* Stores result r (its strings of the given lengths) in slot s. */
-static void slot_set(pool *p, slot *s, u8 state, u8 kind, u8 flags, i64 n, const char *cls, iz cl,
+static void slot_set(pool *p, slot *s, u8 state, u8 kind, u8 op, u8 flags, i64 n, const char *cls, iz cl,
                      const char *msg, iz ml, const char *label, iz ll)
 {
     s->have = true;
     s->state = state;
     s->rkind = kind;
+    s->rop = op;
     s->flags = flags;
     s->n = n;
     free(s->text);
@@ -174,7 +175,7 @@ static void slot_set(pool *p, slot *s, u8 state, u8 kind, u8 flags, i64 n, const
 
 static void slot_set_result(pool *p, slot *s, const pool_result *r)
 {
-    slot_set(p, s, r->state, r->kind, r->flags, r->n, r->cls, (iz)strnlen(r->cls, POOL_CLS_MAX - 1), r->msg,
+    slot_set(p, s, r->state, r->kind, r->op, r->flags, r->n, r->cls, (iz)strnlen(r->cls, POOL_CLS_MAX - 1), r->msg,
              (iz)strnlen(r->msg, POOL_MSG_MAX - 1), r->label, (iz)strnlen(r->label, POOL_LABEL_MAX - 1));
 }
 
@@ -263,6 +264,7 @@ static void put_result(buf *out, u64 seq, const pool_result *r)
     buf_put(out, &seq, 8);
     buf_put(out, &r->state, 1);
     buf_put(out, &r->kind, 1);
+    buf_put(out, &r->op, 1);
     buf_put(out, &r->flags, 1);
     buf_put(out, &r->n, 8);
     buf_put(out, &cl, 2);
@@ -300,9 +302,9 @@ _Noreturn static void worker_main(pool *p, int fd)
                 _exit(3);
             u64 seq, off, len;
             memcpy(&seq, d, 8);
-            memcpy(&off, d + 10, 8);
-            memcpy(&len, d + 18, 8);
-            pool_item it = {.kind = d[8]};
+            memcpy(&off, d + 11, 8);
+            memcpy(&len, d + 19, 8);
+            pool_item it = {.kind = d[8], .op = d[10]};
             if (d[9]) {
                 big.len = 0;
                 if (!buf_reserve(&big, (iz)len + 1) || !read_full(fd, big.data, (size_t)len))
@@ -490,8 +492,9 @@ static bool encode_chunk(pool *p, worker *w, const chunk *c)
         memcpy(d, &c->seq[k], 8);
         d[8] = s->kind;
         d[9] = s->copy != NULL;
-        memcpy(d + 10, &off, 8);
-        memcpy(d + 18, &len, 8);
+        d[10] = s->op;
+        memcpy(d + 11, &off, 8);
+        memcpy(d + 19, &len, 8);
         buf_put(&w->out, d, sizeof d);
         if (s->copy)
             buf_put(&w->out, s->copy, s->len);
@@ -516,16 +519,16 @@ static void parse_results(pool *p, worker *w)
     while (w->in.len - off >= RESULT_HEAD) {
         const u8 *q = w->in.data + off;
         u16 cl, ml, ll;
-        memcpy(&cl, q + 19, 2);
-        memcpy(&ml, q + 21, 2);
-        memcpy(&ll, q + 23, 2);
+        memcpy(&cl, q + 20, 2);
+        memcpy(&ml, q + 22, 2);
+        memcpy(&ll, q + 24, 2);
         iz rec = RESULT_HEAD + cl + ml + ll;
         if (w->in.len - off < rec)
             break;
         u64 seq;
         i64 n;
         memcpy(&seq, q, 8);
-        memcpy(&n, q + 11, 8);
+        memcpy(&n, q + 12, 8);
         if (seq >= p->seq_base && seq < p->seq_next) {
             slot *s = slot_of(p, seq);
             if (!s->have) {
@@ -538,7 +541,7 @@ static void parse_results(pool *p, worker *w)
                     slot_set_result(p, s, r);
                 } else {
                     const char *t = (const char *)q + RESULT_HEAD;
-                    slot_set(p, s, state, q[9], q[10], n, t, cl, t + cl, ml, t + cl + ml, ll);
+                    slot_set(p, s, state, q[9], q[10], q[11], n, t, cl, t + cl, ml, t + cl + ml, ll);
                 }
             }
         }
@@ -725,7 +728,7 @@ static void count_here(pool *p, slot *s)
         slot_set_result(p, s, r);   /* PENDING */
         return;
     }
-    pool_item it = {slot_payload(p, s), s->kind};
+    pool_item it = {slot_payload(p, s), s->kind, s->op};
     p->o.work(p->o.work_ctx, &it, p->deadline, r);
     sanitize(p, r);
     slot_set_result(p, s, r);
@@ -746,6 +749,7 @@ static void deliver(pool *p)
         pool_result *r = &p->r;
         r->state = s->have ? s->state : POOL_PENDING;
         r->kind = s->have ? s->rkind : 0;
+        r->op = s->have ? s->rop : 0;
         r->flags = s->have ? s->flags : 0;
         r->n = s->have ? s->n : 0;
         r->cls[0] = r->msg[0] = r->label[0] = 0;
@@ -762,7 +766,7 @@ static void deliver(pool *p)
         case POOL_ERROR:   p->st.errors++; break;
         default:           p->st.pending++; break;
         }
-        pool_item it = {slot_payload(p, s), s->kind};
+        pool_item it = {slot_payload(p, s), s->kind, s->op};
         if (p->o.deliver)
             p->o.deliver(p->o.deliver_ctx, s->tag, &it, r);
         free(s->text);
@@ -925,7 +929,7 @@ int pool_submit(pool *p, const pool_item *it, u64 tag)
     }
     u64 seq = p->seq_next;
     slot *s = slot_of(p, seq);
-    *s = (slot){.tag = tag, .len = len, .kind = it->kind};
+    *s = (slot){.tag = tag, .len = len, .kind = it->kind, .op = it->op};
     if (len > 0 && !p->in_process && !p->expired) {
         if (goes_inline(p, len)) {
             s->copy = malloc((size_t)len);

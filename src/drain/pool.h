@@ -29,6 +29,8 @@
 typedef struct pool_item {
     str payload;
     u8  kind;       /* POOL_KIND_* */
+    u8  op;         /* the work's own selector (what to count the payload as),
+                       passed through untouched; 0 when it has none */
 } pool_item;
 
 enum {
@@ -57,6 +59,8 @@ enum {
 typedef struct pool_result {
     u8   state;
     u8   kind;                  /* what the work counted it as (its own codes) */
+    u8   op;                    /* what the work took it for (its own codes: the item's op, or
+                                   what it found the payload asks for) */
     u8   flags;                 /* facts the work found about it (its own named bits) */
     i64  n;                     /* POOL_DONE: the count */
     char cls[POOL_CLS_MAX];     /* POOL_DONE: "" or a class (a fallback's Python class) */

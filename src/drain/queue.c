@@ -213,7 +213,12 @@ void dq_free(dq *q)
 
 bool dq_enqueue(dq *q, u8 cls, u8 kind, str payload, u64 tag, bool borrow)
 {
-    dq_entry x = {.it = {payload, kind}, .tag = tag, .cls = cls < DQ_CLASSES ? cls : DQ_CLASSES - 1};
+    return dq_enqueue_op(q, cls, kind, 0, payload, tag, borrow);
+}
+
+bool dq_enqueue_op(dq *q, u8 cls, u8 kind, u8 op, str payload, u64 tag, bool borrow)
+{
+    dq_entry x = {.it = {payload, kind, op}, .tag = tag, .cls = cls < DQ_CLASSES ? cls : DQ_CLASSES - 1};
     if (!borrow) {
         u8 *p = malloc((size_t)payload.len + 1);
         if (!p)

@@ -91,6 +91,8 @@ void dq_free(dq *q);
  * it alive and unchanged until the item is recorded or failed (or the
  * queue freed). Thread-safe. False when out of memory (nothing enqueued). */
 bool dq_enqueue(dq *q, u8 cls, u8 kind, str payload, u64 tag, bool borrow);
+/* dq_enqueue with the item's op (pool_item.op) for the work. */
+bool dq_enqueue_op(dq *q, u8 cls, u8 kind, u8 op, str payload, u64 tag, bool borrow);
 
 typedef struct dq_stats {
     iz enqueued, recorded, failed, expired, buffered, inflight;

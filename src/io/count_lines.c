@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../agg/inputs.h"
 #include "../base/os.h"
 #include "../chat/shapes.h"
 #include "../drain/count_ops.h"
@@ -19,6 +20,7 @@ typedef struct counter {
     job   j;
     const io_count_opts *o;
     dq   *q;
+    const count_ops_ctx *cx;
     const dq_drain_opts *dopts;
     buf   line;      /* an output line being made */
     buf   tmp;
@@ -51,6 +53,11 @@ static void on_record(void *ctx, u64 tag, const pool_item *it, const pool_result
     buf *b = &c->line;
     b->len = 0;
     job_put_id(b, str_cstr(r->label));
+    if (r->op) {   /* an event or a payload: the metric it counts for */
+        buf_cstr(b, "\"metric\":\"");
+        buf_cstr(b, agg_metric_name(r->op));
+        buf_cstr(b, "\",");
+    }
     if (c->o->want == SHAPES_AUTO) {
         buf_cstr(b, "\"kind\":\"");
         buf_cstr(b, count_kind_name((count_kind)r->kind));
@@ -119,7 +126,7 @@ static void on_expire(void *ctx, u64 tag, const pool_item *it, const pool_result
     answered(c, it);
     c->j.st->pending++;
     c->tmp.len = 0;
-    count_ops_label(it->payload, &c->tmp);
+    count_ops_label(c->cx, it->payload, &c->tmp);
     c->line.len = 0;
     job_put_msg(&c->line, buf_view(&c->tmp), "pending", "not counted: the drain budget (--drain-timeout) ran out",
                 NULL);
@@ -148,7 +155,8 @@ int io_count_lines(const count_model *m, const io_count_opts *o, io_stats *st, e
     int rc = job_open(&c.j, &o->io, st, e);
     if (rc != ERR_OK)
         return rc;
-    count_ops_ctx cx = {.model = m, .want = o->want};
+    count_ops_ctx cx = {.model = m, .want = o->want, .resolve = agg_input};
+    c.cx = &cx;
     dq_ops ops = {.record = on_record, .fail = on_fail, .expire = on_expire, .rctx = &c};
     count_ops_init(&ops, &cx);
     c.q = dq_new(&ops, &(dq_opts){0}, e);

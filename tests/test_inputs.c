@@ -1,12 +1,15 @@
-/* test_shapes.c - the input shapes of the counting kinds (src/chat/shapes.h).
- * Upstream's TextModelOutput helpers (merge_tool_calls, str(),
- * as_message_parts) and the ISL / OSL trigger rules against
+/* test_inputs.c - the inputs of the counting kinds: the oracle's objects
+ * (src/chat/shapes.h) and upstream's payloads and events (src/agg/inputs.h,
+ * which hands objects on to shapes.h). Upstream's TextModelOutput helpers
+ * (merge_tool_calls, str(), as_message_parts and their after-first-chunk
+ * forms) and the ISL / OSL / TPOT trigger rules against
  * tests/data/shapes/helpers.jsonl and inputs.jsonl, made by
- * tests/data/shapes/gen.py from the spec's text; then hand cases for the
+ * tests/data/shapes/gen.py from upstream's rules; then hand cases for the
  * oracle's objects, explicit kinds, error messages and out of memory. */
 #include "test.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
+#include "../src/agg/inputs.h"
 #include "../src/chat/shapes.h"
 #include "../src/json/json.h"
 #include "../src/json/pyfmt.h"
@@ -113,9 +116,9 @@ static void helper_case(arena *a, const json *c, iz *bad)
     const json *merged;
     str text;
     const json *content, *r, *tc;
-    int rm = shapes_merge_tool_calls(a, tool_calls, &merged, &e);
-    int rt = shapes_tmo_text(a, output, reasoning, tool_calls, &text, &e);
-    int rp = shapes_tmo_message(a, output, reasoning, tool_calls, &content, &r, &tc, &e);
+    int rm = agg_merge_tool_calls(a, tool_calls, &merged, &e);
+    int rt = agg_tmo_text(a, output, reasoning, tool_calls, false, &text, &e);
+    int rp = agg_tmo_message(a, output, reasoning, tool_calls, false, &content, &r, &tc, &e);
     if (want_error) {
         if (rt == ERR_OK || rp == ERR_OK) {
             report(c, "expected an error", S("ok"), S("error"));
@@ -175,6 +178,74 @@ static void test_helpers(void)
     arena_fini(&a);
 }
 
+/* One case of tests/data/agg_inputs/tmo.jsonl (upstream's own class):
+ * str(), text_after_first_chunk() and the message parts, whole and after
+ * the first chunk. */
+static void tmo_case(arena *a, const json *c, iz *bad)
+{
+    const json *p = json_get(c, S("payload"));
+    const json *output = nth(p, 1), *reasoning = nth(p, 2), *tool_calls = nth(p, 3);
+    bool ok = true;
+    for (int after = 0; after < 2; after++) {
+        err e = {0};
+        str text;
+        const json *content, *r, *tc;
+        if (agg_tmo_text(a, output, reasoning, tool_calls, after, &text, &e) != ERR_OK ||
+            agg_tmo_message(a, output, reasoning, tool_calls, after, &content, &r, &tc, &e) != ERR_OK) {
+            report(c, e.msg, S("error"), S("ok"));
+            (*bad)++;
+            return;
+        }
+        const json *ws = json_get(c, after ? S("after") : S("str"));
+        if (!str_eq(text, ws->u.s)) {
+            report(c, after ? "text_after_first_chunk()" : "str()", text, ws->u.s);
+            ok = false;
+        }
+        const json *parts = json_get(c, after ? S("parts_after") : S("parts"));
+        const json *wc = nth(parts, 0), *wr = nth(parts, 1), *wt = nth(parts, 2);
+        if (!content || !str_eq(content->u.s, wc->u.s)) {
+            report(c, "content", content ? content->u.s : S("NULL"), wc->u.s);
+            ok = false;
+        }
+        if (wr->type == JSON_NULL ? r != NULL : (!r || !str_eq(r->u.s, wr->u.s))) {
+            report(c, "reasoning", r ? r->u.s : S("NULL"), wr->type == JSON_NULL ? S("null") : wr->u.s);
+            ok = false;
+        }
+        buf b = {0};
+        put_json(&b, tc);
+        if (!str_eq(buf_view(&b), wt->type == JSON_NULL ? S("null") : wt->u.s)) {
+            report(c, "tool_calls", buf_view(&b), wt->type == JSON_NULL ? S("null") : wt->u.s);
+            ok = false;
+        }
+        buf_free(&b);
+        /* the TPOT trigger's input: a message when there is reasoning or
+         * a tool call, else the text after the first chunk when not empty */
+        shapes_item it;
+        int st = agg_input(a, p, SHAPES_AUTO, after ? AGG_TPOT : AGG_OSL, &it, &e);
+        bool message = json_get(c, S("message"))->u.b;
+        int want_st = message || ws->u.s.len ? SHAPES_COUNT : SHAPES_SKIP;
+        if (st != want_st || (st == SHAPES_COUNT && it.in.kind != (message ? COUNT_MESSAGE : COUNT_TEXT)) ||
+            it.metric != (after ? AGG_TPOT : AGG_OSL)) {
+            report(c, after ? "the TPOT input" : "the OSL input", S("?"), S("?"));
+            ok = false;
+        }
+    }
+    if (!ok)
+        (*bad)++;
+}
+
+static void test_tmo_upstream(void)
+{
+    arena a;
+    arena_init(&a, 0);
+    iz bad = 0;
+    iz n = each_line(&a, "tests/data/agg_inputs/tmo.jsonl", tmo_case, &bad);
+    printf("# agg_inputs/tmo.jsonl: %td cases, %td wrong\n", n, bad);
+    EXPECT(n >= 500);
+    EXPECT_EQ(bad, 0);
+    arena_fini(&a);
+}
+
 static int want_of(const json *c)
 {
     str w = json_get(c, S("want"))->u.s;
@@ -193,7 +264,7 @@ static void input_case(arena *a, const json *c, iz *bad)
 {
     shapes_item it;
     err e = {0};
-    int st = shapes_input(a, json_get(c, S("input")), want_of(c), &it, &e);
+    int st = agg_input(a, json_get(c, S("input")), want_of(c), AGG_ANY, &it, &e);
     buf b = {0};
     if (st == SHAPES_COUNT)
         canonical(&b, &it.in);
@@ -237,7 +308,7 @@ static void test_inputs(void)
     arena_fini(&a);
 }
 
-/* One value through shapes_input: the status, and the canonical form or
+/* One value through agg_input: the status, and the canonical form or
  * the message. */
 static int shape(arena *a, const char *src, int want, buf *out)
 {
@@ -248,7 +319,7 @@ static int shape(arena *a, const char *src, int want, buf *out)
         return -1;
     }
     shapes_item it;
-    int st = shapes_input(a, v, want, &it, &e);
+    int st = agg_input(a, v, want, AGG_ANY, &it, &e);
     out->len = 0;
     if (st == SHAPES_COUNT)
         canonical(out, &it.in);
@@ -396,7 +467,7 @@ static void test_ids(void)
         json *v = json_parse(&a, str_cstr(cases[k].src), NULL, &e);
         REQUIRE(v);
         shapes_item it;
-        shapes_input(&a, v, SHAPES_AUTO, &it, &e);
+        agg_input(&a, v, SHAPES_AUTO, AGG_ANY, &it, &e);
         buf b = {0};
         if (it.id)
             json_write(&b, it.id);
@@ -424,15 +495,15 @@ static void test_oom(void)
     arena small;
     arena_init(&small, 64 << 10);
     shapes_item it;
-    int st = shapes_input(&small, v, SHAPES_AUTO, &it, &e);
+    int st = agg_input(&small, v, SHAPES_AUTO, AGG_ANY, &it, &e);
     EXPECT_EQ(st, SHAPES_ERROR);
     EXPECT_EQ(e.code, ERR_NOMEM);
     EXPECT(small.oom == NULL);
-    st = shapes_input(&small, v, COUNT_TEXT, &it, &e);
+    st = agg_input(&small, v, COUNT_TEXT, AGG_ANY, &it, &e);
     EXPECT_EQ(st, SHAPES_ERROR);
     EXPECT_EQ(e.code, ERR_NOMEM);
     /* with room it works, and all 5000 calls are there */
-    st = shapes_input(&big, v, SHAPES_AUTO, &it, &e);
+    st = agg_input(&big, v, SHAPES_AUTO, AGG_ANY, &it, &e);
     EXPECT_EQ(st, SHAPES_COUNT);
     EXPECT(it.in.tool_calls && it.in.tool_calls->u.arr.n == 5000);
     /* the caller's own jump is taken */
@@ -440,7 +511,7 @@ static void test_oom(void)
     volatile int jumped = 0;
     small.oom = &jb;
     if (setjmp(jb) == 0)
-        shapes_input(&small, v, COUNT_TEXT, &it, &e);
+        agg_input(&small, v, COUNT_TEXT, AGG_ANY, &it, &e);
     else
         jumped = 1;
     EXPECT(jumped);
@@ -453,6 +524,7 @@ static void test_oom(void)
 int main(void)
 {
     RUN(test_helpers);
+    RUN(test_tmo_upstream);
     RUN(test_inputs);
     RUN(test_objects);
     RUN(test_explicit);
