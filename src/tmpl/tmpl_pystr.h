@@ -2,8 +2,9 @@
  * character classes, stripping, searching and splitting exactly as
  * CPython's str methods do them (the reference renders with Python 3.11).
  * Used by the str methods (tmpl_methods.c) and the filters (tmpl_filters.c).
- * Depends on base/ only (its Unicode tables are generated from Python's
- * own str methods, tests/data/tmpl_methods/pystr_tables.py). Inputs are valid UTF-8; results that are
+ * Depends on base/ only (its Unicode tables, tmpl_pystr_tables.h, are
+ * generated from Python's own str methods by tools/tmpl/pystr_tables.py).
+ * Inputs are valid UTF-8; results that are
  * new strings go into the arena `a` (out of memory jumps to a->oom as
  * usual); results that are parts of the input are slices of it. Indexes
  * and counts are in code points where Python's are, bytes where named so. */
