@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../src/tmpl/tmpl.h"
+#include "../src/tmpl/tmpl_ast.h"
+#include "../src/tmpl/tmpl_lex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

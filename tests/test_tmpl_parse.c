@@ -15,6 +15,9 @@
 #include "../src/base/buf.h"
 #include "../src/base/utf8.h"
 #include "../src/tmpl/tmpl.h"
+#include "../src/tmpl/tmpl_ast.h"
+#include "../src/tmpl/tmpl_front.h"
+#include "../src/tmpl/tmpl_lex.h"
 
 /* ---- files and a minimal JSON reader (the test links base/ and tmpl/ only) ---- */
 

@@ -1,10 +1,13 @@
-/* tmpl.h - the template front end: compile a chat template's source into a
- * syntax tree (tmpl_ast.h) exactly as Jinja2 3.1 does in the environment
- * transformers builds for apply_chat_template: {{ }} {% %} {# #},
+/* tmpl.h - the template engine as src/chat/ uses it: compile a chat
+ * template's source exactly as Jinja2 3.1 does in the environment
+ * transformers builds for apply_chat_template ({{ }} {% %} {# #},
  * trim_blocks and lstrip_blocks on, keep_trailing_newline off, `-`/`+`
  * whitespace control, the loopcontrols extension (break, continue) and
- * transformers' {% generation %} tag; line statements off, `do` unknown.
- * Depends on base/ only.
+ * transformers' {% generation %} tag; line statements off, `do` unknown),
+ * then render it over JSON variables as Jinja's generated code runs in the
+ * immutable sandbox. The tree (tmpl_ast.h), the lexer (tmpl_lex.h), the
+ * compiler's parts (tmpl_front.h) and the runtime (tmpl_value.h) are
+ * internal to src/tmpl/. Depends on base/ and json/ only.
  *
  * A template compiles here exactly when Jinja2's Environment.from_string
  * succeeds, and fails with Jinja's message and line otherwise: lexer and
@@ -21,7 +24,6 @@
 #include "../base/buf.h"
 #include "../base/err.h"
 #include "../json/json.h"
-#include "tmpl_ast.h"
 
 /* Input-driven limits, each with its own clean error (ERR_LIMIT). Jinja2
  * itself (CPython's recursion and nesting limits) gives up earlier on all
@@ -32,6 +34,19 @@ enum {
     TMPL_MAX_NEST       = 100,     /* statements nested in statements */
     TMPL_MAX_EXPR_DEPTH = 256,     /* expression nesting and tree height */
 };
+
+/* A render's limits: RecursionError past the call depth (as Python's own
+ * limit gives on infinite recursion), ERR_LIMIT past the others; and the
+ * time budget of tmpl_render_opts. */
+enum {
+    TMPL_MAX_CALL_DEPTH = 400,        /* nested macro calls / recursive loops */
+    TMPL_MAX_ITERATIONS = 10000000,   /* loop iterations of one render */
+    TMPL_MAX_OUTPUT     = 64 << 20,   /* bytes of one rendering and of any string */
+};
+
+/* A compiled template (its tree: tmpl_ast.h). Read-only once compiled:
+ * share it between threads and forked workers freely. */
+typedef struct tmpl_prog tmpl_prog;
 
 /* Detail of a failed compile, for messages that match Jinja's. */
 typedef struct tmpl_diag {
@@ -57,27 +72,9 @@ typedef struct tmpl_diag {
  * target set in a->oom is left alone. Thread-safe; no global state. */
 tmpl_prog *tmpl_compile(arena *a, str src, err *e, tmpl_diag *d);
 
-/* "name:line:col: msg (near 'tok')", the house error form. */
-void tmpl_format_error(buf *b, const char *name, const err *e, const tmpl_diag *d);
-
-/* Filter and test names to ids (tmpl_ast.h), for the evaluator's lookups by
- * name at run time (select('equalto', x), map('upper')). */
-tmpl_filter_id tmpl_filter_lookup(str name);
-tmpl_test_id   tmpl_test_lookup(str name);
-const char    *tmpl_kind_name(tmpl_kind k);
 /* Symbol of an identifier in `p` (the evaluator's render variables), or -1
  * when the template never mentions it. */
 i32 tmpl_sym_find(const tmpl_prog *p, str name);
-
-/* The tree as one compact s-expression per statement, for tests and
- * debugging: names bare, strings quoted, an unknown filter or test marked
- * with "?", "_" for an omitted part; e.g.
- *   (if x (then (text "a\n")) (else (out (| y upper))))
- *   (for (tuple k v) (| d items) (do (out (~ k "=" v))))
- * With TMPL_DUMP_LINES every node also shows its line: (if@3 x@3 ...). */
-enum { TMPL_DUMP_LINES = 1 };
-void tmpl_dump(buf *b, const tmpl_list *body, unsigned flags);
-void tmpl_dump_expr(buf *b, const tmpl_node *n, unsigned flags);
 
 /* ---- Rendering ---- */
 
@@ -137,62 +134,6 @@ int tmpl_render(const tmpl_prog *p, const tmpl_var *vars, i32 nvars,
                 const tmpl_render_opts *o, arena *scratch, buf *out,
                 tmpl_error *e);
 
-/* ---- The lexer, exposed for tests and tools ---- */
-
-/* Jinja's source preparation: every "\r\n", "\r" and "\n" becomes "\n" and
- * the last one is dropped if the source ends with it. Allocates in `a`. */
-str tmpl_normalize(arena *a, str src);
-
-typedef enum tmpl_tok_kind {
-    TMPL_TOK_EOF = 0,
-    TMPL_TOK_ERROR,          /* a lexer error, raised when the parser reaches it */
-    TMPL_TOK_DATA,
-    TMPL_TOK_VAR_BEGIN, TMPL_TOK_VAR_END,
-    TMPL_TOK_BLOCK_BEGIN, TMPL_TOK_BLOCK_END,
-    TMPL_TOK_NAME, TMPL_TOK_STRING, TMPL_TOK_INTEGER, TMPL_TOK_FLOAT,
-    /* operators */
-    TMPL_TOK_ADD, TMPL_TOK_SUB, TMPL_TOK_MUL, TMPL_TOK_DIV, TMPL_TOK_FLOORDIV,
-    TMPL_TOK_MOD, TMPL_TOK_POW, TMPL_TOK_TILDE,
-    TMPL_TOK_LBRACKET, TMPL_TOK_RBRACKET, TMPL_TOK_LPAREN, TMPL_TOK_RPAREN,
-    TMPL_TOK_LBRACE, TMPL_TOK_RBRACE,
-    TMPL_TOK_EQ, TMPL_TOK_NE, TMPL_TOK_GT, TMPL_TOK_GTEQ, TMPL_TOK_LT, TMPL_TOK_LTEQ,
-    TMPL_TOK_ASSIGN, TMPL_TOK_DOT, TMPL_TOK_COLON, TMPL_TOK_PIPE, TMPL_TOK_COMMA,
-    TMPL_TOK_SEMICOLON,
-    TMPL_TOK_KIND_COUNT
-} tmpl_tok_kind;
-
-/* One token of Jinja's filtered stream (what its parser sees: no
- * whitespace, comments or raw markers, no empty data). */
-typedef struct tmpl_tok {
-    u8   kind;
-    bool big;       /* INTEGER beyond i64 */
-    i32  line;      /* Jinja's lineno: the line the token starts on, except
-                       that EOF takes the last token's (as Jinja's does) */
-    i32  col;       /* 1-based, code points */
-    iz   off, len;  /* span in the normalized source */
-    union {
-        str    s;   /* DATA, NAME: a slice of the source; STRING: the
-                       decoded value (a source slice when nothing was
-                       escaped, else in the lexer's arena) */
-        i64    i;   /* INTEGER */
-        double f;   /* FLOAT */
-    } v;
-} tmpl_tok;
-
-typedef struct tmpl_toks {
-    tmpl_tok *v;    /* ends with one EOF or ERROR token */
-    iz        n;
-    err       error;    /* the lexer error an ERROR token stands for: ERR_SYNTAX
-                           (Jinja's), ERR_UNSUPPORTED or ERR_UTF8 (ours) */
-} tmpl_toks;
-
-/* Tokenizes normalized source (tmpl_normalize's output) into `a`. Lexer
- * errors do not fail the call: Jinja's lexer runs lazily, so a parse error
- * before the bad spot wins; the stream ends with an ERROR token instead.
- * Returns ERR_OK, or ERR_NOMEM when `a` runs out. */
-int tmpl_lex(arena *a, str src, tmpl_toks *out);
-const char *tmpl_tok_kind_name(tmpl_tok_kind k);
-
 /* Differences from Jinja2. Everything here fails cleanly; nothing that
  * Jinja rejects is accepted except where a limit is named.
  *  - Identifiers are ASCII. A non-ASCII character outside strings in a tag
@@ -218,13 +159,6 @@ const char *tmpl_tok_kind_name(tmpl_tok_kind k);
  *    parameter name as written, where Python reports a line of the
  *    generated code and a mangled name; the message text otherwise
  *    matches ("invalid syntax" may read differently in CPython, e.g.
- *    "expected 'else' after 'if' expression").
- *
- * For the evaluator (see also tmpl_ast.h):
- *  - extends/include/import/from parse as in Jinja; with no loader
- *    configured Jinja fails when one runs ("no loader for this environment
- *    specified"), so the evaluator should fail there too.
- *  - A FILTER or TEST with id 0 (unknown) survived the compile-time check
- *    because it sits under an if or inline if: fail only when it runs. */
+ *    "expected 'else' after 'if' expression"). */
 
 #endif

@@ -1,5 +1,8 @@
 /* tmpl_ast.h - the syntax tree of a compiled chat template: the contract
- * between the front end (tmpl_lex.c, tmpl_parse.c) and the evaluator.
+ * between the compiler (tmpl_front.h) and the evaluator (tmpl_value.h),
+ * with the helpers both use (tmpl_tree.c: children, names of kinds,
+ * filters and tests; tmpl_dump.c: the s-expression dump). Internal to
+ * src/tmpl/.
  * It mirrors Jinja2 3.1's nodes (jinja2/nodes.py) closely enough that the
  * evaluator can follow Jinja's semantics node by node; where it differs the
  * comment on the kind says so.
@@ -40,8 +43,10 @@
 #define TALLY_TMPL_AST_H
 
 #include "../base/base.h"
+#include "../base/buf.h"
 
 typedef struct tmpl_node tmpl_node;
+typedef struct tmpl_prog tmpl_prog;
 typedef struct tmpl_frame tmpl_frame;
 
 typedef enum tmpl_kind {
@@ -381,7 +386,7 @@ struct tmpl_node {
  * syms[k] is the identifier with symbol k. */
 enum { TMPL_NGLOBALS = 16 };   /* room for the global functions (>= TVFN_COUNT) */
 
-typedef struct tmpl_prog {
+struct tmpl_prog {
     tmpl_list body;
     str       src;
     str      *syms;
@@ -395,22 +400,39 @@ typedef struct tmpl_prog {
     i32       sym_global[TMPL_NGLOBALS];
     tmpl_frame *frame;   /* the template's own function (tmpl_frames) */
     bool      has_blocks;
-} tmpl_prog;
+};
 
-/* Resolves every name of p (see "frames" above), allocating in a. Returns
- * ERR_OK, or with *bad the node (maybe NULL) and msg the message:
- * ERR_SYNTAX for a name Jinja's compiler cannot resolve (its
- * AssertionError), ERR_LIMIT past TMPL_MAX_SLOTS or the work budget,
- * ERR_NOMEM. */
-int tmpl_frames(tmpl_prog *p, arena *a, const tmpl_node **bad, char *msg, iz msgcap);
+/* ---- helpers of the compiler and the evaluator (tmpl_tree.c) ---- */
 
 /* Calls f on each direct child of n (expressions and statements, NULL
  * ones left out) in the order of Jinja's node fields, the order find_all
- * and NodeVisitor.generic_visit follow (tmpl_parse.c). */
+ * and NodeVisitor.generic_visit follow. */
 typedef void (*tmpl_visit_fn)(void *ctx, const tmpl_node *n);
 void tmpl_children(const tmpl_node *n, tmpl_visit_fn f, void *ctx);
 
-/* Fills the prog's sym_global (tmpl_eval.c); the compiler calls it last. */
-void tmpl_eval_bind(tmpl_prog *p);
+/* Filter and test names to ids (the parser's, and the evaluator's lookups
+ * by name at run time: select('equalto', x), map('upper')); UNKNOWN for a
+ * name Jinja does not know. */
+tmpl_filter_id tmpl_filter_lookup(str name);
+tmpl_test_id   tmpl_test_lookup(str name);
+/* A kind's name as the dump writes it ("callblock"), "?" for none. */
+const char    *tmpl_kind_name(tmpl_kind k);
+
+/* The tree as one compact s-expression per statement, for tests and
+ * debugging (tmpl_dump.c): names bare, strings quoted, an unknown filter
+ * or test marked with "?", "_" for an omitted part; e.g.
+ *   (if x (then (text "a\n")) (else (out (| y upper))))
+ *   (for (tuple k v) (| d items) (do (out (~ k "=" v))))
+ * With TMPL_DUMP_LINES every node also shows its line: (if@3 x@3 ...). */
+enum { TMPL_DUMP_LINES = 1 };
+void tmpl_dump(buf *b, const tmpl_list *body, unsigned flags);
+void tmpl_dump_expr(buf *b, const tmpl_node *n, unsigned flags);
+
+/* Notes for the evaluator that the compiler's contract (tmpl.h) implies:
+ *  - extends/include/import/from parse as in Jinja; with no loader
+ *    configured Jinja fails when one runs ("no loader for this environment
+ *    specified"), so the evaluator should fail there too.
+ *  - A FILTER or TEST with id 0 (unknown) survived the compile-time check
+ *    because it sits under an if or inline if: fail only when it runs. */
 
 #endif

@@ -11,14 +11,13 @@
  * activation or one its function is nested in; entering a frame (a loop
  * iteration, a with, filter or set block) runs its loads, leaving it makes
  * its variables missing. */
-#include "tmpl.h"
+#include "tmpl_value.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "tmpl_pystr.h"
-#include "tmpl_value.h"
 
 /* ---- activations --------------------------------------------------------
  * A call of one of the template's functions (tmpl_frames, tmpl_ast.h): the
@@ -225,10 +224,29 @@ _Static_assert((int)TVM_USES_CALLER == (int)TMPL_USES_CALLER &&
                    (int)TVM_USES_VARARGS == (int)TMPL_USES_VARARGS &&
                    (int)TVM_USES_KWARGS == (int)TMPL_USES_KWARGS, "tmpl_frame.uses is a tv_macro's");
 
+/* What a GETATTR's constant name is on the built-in types, and the shapes
+ * marked in its op: `loop.index0` and the like (1), `name.attr` where attr
+ * can only be a dict's key (2). The tree is the compiler's own still. */
+static void bind_attrs(void *ctx, const tmpl_node *cn)
+{
+    if (cn->kind == TMPL_GETATTR) {
+        tmpl_node *n = (tmpl_node *)(uintptr_t)cn;
+        const tmpl_node *obj = n->u.getattr.obj;
+        n->u.getattr.meths = tmpl_getattr_meths(n->u.getattr.attr.s);
+        if (obj->kind == TMPL_NAME && str_eq(obj->u.name.s, S("loop")) && n->u.getattr.meths.loop)
+            n->op = 1;
+        else if (obj->kind == TMPL_NAME && n->u.getattr.meths.dict_key)
+            n->op = 2;
+    }
+    tmpl_children(cn, bind_attrs, ctx);
+}
+
 void tmpl_eval_bind(tmpl_prog *p)
 {
     for (int f = 0; f < TMPL_NGLOBALS; f++)
         p->sym_global[f] = f > 0 && f < TVFN_COUNT ? tmpl_sym_find(p, str_cstr(global_names[f])) : -1;
+    for (i32 i = 0; i < p->body.n; i++)
+        bind_attrs(NULL, p->body.v[i]);
 }
 
 static tv ev_attr_name(ev *e, act *s, const tmpl_node *n);

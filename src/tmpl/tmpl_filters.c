@@ -11,7 +11,6 @@
 
 #include "../base/utf8.h"
 #include "../json/pyfmt.h"
-#include "tmpl.h"
 #include "tmpl_pystr.h"
 #include "tmpl_value.h"
 

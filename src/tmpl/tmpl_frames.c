@@ -15,7 +15,7 @@
  *    the refs that live in it.
  * Everything here is small and searched linearly; a work budget turns a
  * pathological template into a limit error instead of a long compile. */
-#include "tmpl.h"
+#include "tmpl_front.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "tmpl.h"
+#include "tmpl_lex.h"
 #include "../base/utf8.h"
 
 typedef struct {

@@ -25,6 +25,7 @@
 #include "../base/buf.h"
 #include "../base/err.h"
 #include "../json/json.h"
+#include "tmpl.h"
 #include "tmpl_ast.h"
 
 typedef enum tv_kind {
@@ -290,12 +291,6 @@ typedef enum tv_meth {
 } tv_meth;
 
 /* ---- the runtime of one render ---------------------------------------- */
-
-enum {
-    TMPL_MAX_CALL_DEPTH = 400,        /* nested macro calls / recursive loops */
-    TMPL_MAX_ITERATIONS = 10000000,   /* loop iterations of one render */
-    TMPL_MAX_OUTPUT     = 64 << 20,   /* bytes of one rendering and of any string */
-};
 
 typedef struct tmpl_rt {
     arena   *a;            /* the render's scratch arena */
@@ -624,6 +619,13 @@ static inline iz tv_args_steps(const tv_args *a)
         n += tv_steps(a->kw[i]);
     return n;
 }
+
+/* Binds a compiled program to the runtime (tmpl_eval.c), the compiler's
+ * last step: the symbols of the global functions (sym_global) and, for
+ * every constant attribute name, what it is on the built-in types
+ * (tmpl_attr_meths) and the shapes the evaluator takes in their own
+ * functions (GETATTR's op). */
+void tmpl_eval_bind(tmpl_prog *p);
 
 /* Calls a bound method (tmpl_methods.c). */
 tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args);
