@@ -1,7 +1,7 @@
 /* tmpl_pystr.h - Python 3 str semantics on UTF-8 slices: case mapping,
  * character classes, stripping, searching and splitting exactly as
  * CPython's str methods do them (the reference renders with Python 3.11).
- * Used by the str methods (tmpl_methods.c) and the filters (tmpl_filters.c).
+ * Used by the value model, the str methods, the filters and formatting.
  * Depends on base/ only (its Unicode tables, tmpl_pystr_tables.h, are
  * generated from Python's own str methods by tools/tmpl/pystr_tables.py).
  * Inputs are valid UTF-8; results that are

@@ -1,8 +1,9 @@
 /* tmpl_value.h - the values a chat template computes with: Python's object
  * model as far as Jinja2 templates reach it, and the per-render runtime
  * (scratch arena, error exit) every operation on values takes.
- * Internal to src/tmpl/: the evaluator (tmpl_eval.c), the filters and tests
- * (tmpl_filters.c), the Python methods (tmpl_methods.c) use it.
+ * Internal to src/tmpl/: the value model (tmpl_value.c), the evaluator
+ * (tmpl_eval.c) and the library (tmpl_lib.h: filters, tests, methods,
+ * numbers, formatting, sorting, json.dumps) use it.
  *
  * Values are 16-byte structs passed by value (in two registers on x86-64
  * and arm64). Strings, lists, tuples and dicts point into the render's
@@ -637,7 +638,7 @@ tmpl_attr_meths tmpl_getattr_meths(str name);
 /* loop.<attribute> (a TVL_* other than TVL_NONE). */
 tv tv_loop_attr_value(tmpl_rt *rt, tv_loop *l, tv_loop_attr a);
 
-/* Filters and tests (tmpl_filters.c). `v` is the filtered value; `id` a
+/* Filters and tests (tmpl_filters.c, tmpl_tests.c). `v` is the filtered value; `id` a
  * tmpl_filter_id / tmpl_test_id (never UNKNOWN: the evaluator raises for
  * those). Argument errors raise TypeError as Python would. */
 tv   tmpl_filter_apply(tmpl_rt *rt, int id, tv v, const tv_args *args);
@@ -658,10 +659,10 @@ static ALWAYS_INLINE bool tmpl_test_kind(int id, tv v, bool *r)
 }
 
 /* Python's `fmt % args` for a str (or Markup) fmt: a tuple spreads, a dict
- * serves %(key)s, anything else is the one argument (tmpl_filters.c). */
+ * serves %(key)s, anything else is the one argument (tmpl_format.c). */
 tv tv_percent(tmpl_rt *rt, tv fmt, tv args);
 
-/* json.dumps of a value as transformers' tojson does it (ensure_ascii,
+/* json.dumps of a value as transformers' tojson does it (tmpl_json.c: ensure_ascii,
  * indent, separators, sort_keys as pyfmt_dumps_opts), appended to b.
  * TypeError "Object of type Undefined is not JSON serializable" etc. */
 void tv_write_json(tmpl_rt *rt, buf *b, tv v, const void *pyfmt_opts);
