@@ -395,7 +395,7 @@ struct tmpl_prog {
                            empty; symcap a power of two): tmpl_sym_find */
     iz        symcap;
     /* The symbols of the global functions (indexed by tv_func,
-     * tmpl_value.h), found once by tmpl_eval_bind (-1 when the template
+     * tmpl_value.h), found once by tmpl_runtime_bind (-1 when the template
      * never names them). */
     i32       sym_global[TMPL_NGLOBALS];
     tmpl_frame *frame;   /* the template's own function (tmpl_frames) */

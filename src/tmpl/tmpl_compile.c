@@ -1,7 +1,7 @@
 /* tmpl_compile.c - the template compiler's driver (tmpl_compile, tmpl.h):
  * normalize the source, parse it (tmpl_parse.c), check it (tmpl_check.c),
  * resolve its variables (tmpl_frames.c) and bind it to the runtime's
- * globals and attribute tables (tmpl_eval_bind); and the errors of a
+ * globals and attribute tables (tmpl_runtime_bind); and the errors of a
  * compile in progress at Jinja's positions (tmpl_front.h). */
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,7 +120,7 @@ static tmpl_prog *compile(tmpl_cc *c, str src)
         tmpl_cc_fail(c, ERR_LIMIT, NULL, 0, 0, -1, 0, msg);
     default: tmpl_cc_oom(c);
     }
-    tmpl_eval_bind(prog);
+    tmpl_runtime_bind(prog);
     return prog;
 }
 

@@ -1,8 +1,9 @@
 /* tmpl_eval.c - the evaluator: runs a compiled template (tmpl_ast.h) over
  * render variables the way Jinja2 3.1's generated code runs in the
  * immutable sandbox transformers uses, writing the output into a buffer.
- * Values are tmpl_value.h's; filters, tests and methods live in their own
- * files. Errors longjmp out of any depth to tmpl_render (tmpl_raise).
+ * Values are tmpl_value.h's; the operators (tmpl_arith.c), the globals
+ * (tmpl_globals.c), filters, tests and methods live in their own files.
+ * Errors longjmp out of any depth to tmpl_render (tmpl_raise).
  *
  * Variables are those of Jinja's generated Python, resolved at compile
  * time (tmpl_frames.c, "frames" in tmpl_ast.h): each call of one of the
@@ -13,9 +14,7 @@
  * its variables missing. */
 #include "tmpl_value.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "tmpl_pystr.h"
 
@@ -212,43 +211,6 @@ static tv capture(ev *e, act *s, const tmpl_list *body, int *x)
 
 /* ---- names ------------------------------------------------------------- */
 
-static const char *const global_names[TVFN_COUNT] = {
-    [TVFN_RANGE] = "range", [TVFN_DICT] = "dict", [TVFN_LIPSUM] = "lipsum",
-    [TVFN_CYCLER] = "cycler", [TVFN_JOINER] = "joiner", [TVFN_NAMESPACE] = "namespace",
-    [TVFN_RAISE_EXCEPTION] = "raise_exception", [TVFN_STRFTIME_NOW] = "strftime_now",
-};
-
-_Static_assert((int)TVFN_COUNT <= (int)TMPL_NGLOBALS, "tmpl_prog.sym_global is too small");
-
-_Static_assert((int)TVM_USES_CALLER == (int)TMPL_USES_CALLER &&
-                   (int)TVM_USES_VARARGS == (int)TMPL_USES_VARARGS &&
-                   (int)TVM_USES_KWARGS == (int)TMPL_USES_KWARGS, "tmpl_frame.uses is a tv_macro's");
-
-/* What a GETATTR's constant name is on the built-in types, and the shapes
- * marked in its op: `loop.index0` and the like (1), `name.attr` where attr
- * can only be a dict's key (2). The tree is the compiler's own still. */
-static void bind_attrs(void *ctx, const tmpl_node *cn)
-{
-    if (cn->kind == TMPL_GETATTR) {
-        tmpl_node *n = (tmpl_node *)(uintptr_t)cn;
-        const tmpl_node *obj = n->u.getattr.obj;
-        n->u.getattr.meths = tmpl_getattr_meths(n->u.getattr.attr.s);
-        if (obj->kind == TMPL_NAME && str_eq(obj->u.name.s, S("loop")) && n->u.getattr.meths.loop)
-            n->op = 1;
-        else if (obj->kind == TMPL_NAME && n->u.getattr.meths.dict_key)
-            n->op = 2;
-    }
-    tmpl_children(cn, bind_attrs, ctx);
-}
-
-void tmpl_eval_bind(tmpl_prog *p)
-{
-    for (int f = 0; f < TMPL_NGLOBALS; f++)
-        p->sym_global[f] = f > 0 && f < TVFN_COUNT ? tmpl_sym_find(p, str_cstr(global_names[f])) : -1;
-    for (i32 i = 0; i < p->body.n; i++)
-        bind_attrs(NULL, p->body.v[i]);
-}
-
 static tv ev_attr_name(ev *e, act *s, const tmpl_node *n);
 static tv ev_loop_attr(ev *e, act *s, const tmpl_node *n);
 
@@ -305,342 +267,6 @@ static void assign(ev *e, act *s, const tmpl_node *target, tv v)
     }
     default:
         tmpl_fail(&e->rt, ERR_UNSUPPORTED, "cannot assign to a %s", tmpl_kind_name((tmpl_kind)target->kind));
-    }
-}
-
-/* ---- arithmetic -------------------------------------------------------- */
-
-static const char *binop_text(int op)
-{
-    switch (op) {
-    case TMPL_OP_ADD: return "+";
-    case TMPL_OP_SUB: return "-";
-    case TMPL_OP_MUL: return "*";
-    case TMPL_OP_DIV: return "/";
-    case TMPL_OP_FLOORDIV: return "//";
-    case TMPL_OP_MOD: return "%";
-    case TMPL_OP_POW: return "** or pow()";
-    default: return "?";
-    }
-}
-
-_Noreturn static void unsupported_operands(ev *e, int op, tv a, tv b)
-{
-    tmpl_raise(&e->rt, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'",
-               binop_text(op), tv_type_name(a), tv_type_name(b));
-}
-
-static i64 as_i64(tv v) { return v.kind == TV_BOOL ? (i64)v.u.b : v.u.i; }
-static double as_f64(tv v) { return v.kind == TV_FLOAT ? v.u.f : (double)as_i64(v); }
-
-_Noreturn static void int_overflow(ev *e)
-{
-    tmpl_fail(&e->rt, ERR_UNSUPPORTED, "integer arithmetic beyond 64 bits");
-}
-
-/* Markup's escaping, for Markup + str. */
-static str html_escape(ev *e, str s)
-{
-    buf b = {0};
-    for (iz i = 0; i < s.len; i++) {
-        switch (s.s[i]) {
-        case '&':  buf_cstr(&b, "&amp;"); break;
-        case '<':  buf_cstr(&b, "&lt;"); break;
-        case '>':  buf_cstr(&b, "&gt;"); break;
-        case '"':  buf_cstr(&b, "&#34;"); break;
-        case '\'': buf_cstr(&b, "&#39;"); break;
-        default:   buf_byte(&b, s.s[i]); break;
-        }
-    }
-    tv r = tv_str_from_buf(&e->rt, &b);
-    buf_free(&b);
-    return tv_s(r);
-}
-
-static tv seq_repeat(ev *e, tv seq, i64 times)
-{
-    if (times < 0)
-        times = 0;
-    if ((seq.kind == TV_STR ? seq.len : seq.u.list->n) == 0)
-        times = 0;   /* '' * 2**53 is '' at once, not after 2**53 empty copies */
-    if (seq.kind == TV_STR) {
-        str s = tv_s(seq);
-        if (s.len && times > TMPL_MAX_OUTPUT / s.len)
-            tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
-        iz n = s.len * (iz)times;
-        tmpl_work(&e->rt, times + tmpl_bytes_steps(n));
-        u8 *p = NEW_NZ(e->rt.a, u8, n + 1);
-        for (i64 k = 0; k < times; k++)
-            memcpy(p + k * s.len, s.s, (size_t)s.len);
-        tv r = tv_str(str_from(p, n));
-        r.flags = seq.flags;
-        return r;
-    }
-    iz m = seq.u.list->n;
-    if (m && times > (TMPL_MAX_OUTPUT / (i64)sizeof(tv)) / m)
-        tmpl_fail(&e->rt, ERR_LIMIT, "a list grew past the output limit");
-    tmpl_work(&e->rt, times + m * (iz)times);
-    tv r = seq.kind == TV_TUPLE ? tv_tuple_new(&e->rt, m * (iz)times) : tv_list_new(&e->rt, m * (iz)times);
-    for (i64 k = 0; k < times; k++)
-        for (iz i = 0; i < m; i++)
-            r.u.list->v[k * m + i] = seq.u.list->v[i];
-    return r;
-}
-
-/* Python's float divmod. */
-static double py_fmod(double a, double b)
-{
-    double m = fmod(a, b);
-    if (m != 0.0) {
-        if ((b < 0) != (m < 0))
-            m += b;
-    } else {
-        m = copysign(0.0, b);
-    }
-    return m;
-}
-
-static double py_floordiv(double a, double b)
-{
-    double m = fmod(a, b);
-    double d = (a - m) / b;
-    if (m != 0.0 && (b < 0) != (m < 0))
-        d -= 1.0;
-    if (d != 0.0) {
-        double f = floor(d);
-        if (d - f > 0.5)
-            f += 1.0;
-        d = f;
-    } else {
-        d = copysign(0.0, a / b);
-    }
-    return d;
-}
-
-static tv ipow(ev *e, i64 base, i64 ex)
-{
-    i64 r = 1;
-    while (ex > 0) {
-        if (ex & 1)
-            if (__builtin_mul_overflow(r, base, &r))
-                int_overflow(e);
-        ex >>= 1;
-        if (ex && __builtin_mul_overflow(base, base, &base))
-            int_overflow(e);
-    }
-    return tv_int(r);
-}
-
-/* int / int as Python divides them (long_true_divide): the quotient
- * correctly rounded, also when an operand has more than 53 bits, where
- * converting both to double first could round twice. b is not 0. */
-static double int_true_div(i64 a, i64 b)
-{
-    const i64 exact = (i64)1 << 53;
-    if (a >= -exact && a <= exact && b >= -exact && b <= exact)
-        return (double)a / (double)b;   /* both exact: IEEE's division is correctly rounded */
-    bool neg = (a < 0) != (b < 0);
-    u64 ua = a < 0 ? -(u64)a : (u64)a, ub = b < 0 ? -(u64)b : (u64)b;
-    if (ua == 0)
-        return neg ? -0.0 : 0.0;
-    /* ua shifted to the top of 128 bits, so that the integer quotient has
-     * at least 63 bits; then its top 64 bits, with every bit below them
-     * (and the remainder) folded into the lowest, which lies far below
-     * double's rounding position: one correct rounding, by the u64
-     * conversion */
-    int shift = 127 - (63 - __builtin_clzll(ua));
-    __extension__ typedef unsigned __int128 u128;
-    u128 n = (u128)ua << shift;
-    u128 q = n / ub;
-    bool sticky = n % ub != 0;
-    int drop = 0;
-    while ((q >> 64) != 0) {
-        sticky |= (q & 1) != 0;
-        q >>= 1;
-        drop++;
-    }
-    u64 m = (u64)q | (u64)sticky;
-    double r = ldexp((double)m, drop - shift);
-    return neg ? -r : r;
-}
-
-static tv binop(ev *e, int op, tv a, tv b)
-{
-    /* int + int and int - int first: index arithmetic of loops */
-    if (a.kind == TV_INT && b.kind == TV_INT && (op == TMPL_OP_ADD || op == TMPL_OP_SUB)) {
-        i64 r;
-        if (op == TMPL_OP_ADD ? __builtin_add_overflow(a.u.i, b.u.i, &r)
-                              : __builtin_sub_overflow(a.u.i, b.u.i, &r))
-            int_overflow(e);
-        return tv_int(r);
-    }
-    if (a.kind == TV_UNDEF)
-        tv_undef_raise(&e->rt, a);
-    if (op == TMPL_OP_MOD && a.kind == TV_STR)   /* str.__mod__ formats an Undefined too */
-        return tv_percent(&e->rt, a, b);
-    if (b.kind == TV_UNDEF)
-        tv_undef_raise(&e->rt, b);
-    if (tv_is_iter(a) || tv_is_iter(b)) {
-        /* iterators take part in no operator */
-        bool seq_a = tv_repeatable(a);
-        if (op == TMPL_OP_ADD && seq_a)
-            tv_concat_error(&e->rt, a, b);
-        if (op == TMPL_OP_MUL && (seq_a || tv_repeatable(b)))
-            tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
-                       tv_type_name(seq_a ? b : a));
-        unsupported_operands(e, op, a, b);
-    }
-    bool ai = a.kind == TV_INT || a.kind == TV_BOOL, bi = b.kind == TV_INT || b.kind == TV_BOOL;
-    bool an = ai || a.kind == TV_FLOAT, bn = bi || b.kind == TV_FLOAT;
-    if (a.kind == TV_BIGINT || b.kind == TV_BIGINT) {
-        if ((tv_is_number(a) || a.kind == TV_BIGINT) && (tv_is_number(b) || b.kind == TV_BIGINT))
-            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "arithmetic on integers beyond 64 bits");
-        bool seq_a = tv_repeatable(a), seq_b = tv_repeatable(b);
-        if (op == TMPL_OP_ADD && seq_a)
-            tv_concat_error(&e->rt, a, b);
-        if (op == TMPL_OP_MUL && (seq_a || seq_b))   /* the count must fit a Py_ssize_t */
-            tmpl_raise(&e->rt, "OverflowError", "cannot fit 'int' into an index-sized integer");
-        unsupported_operands(e, op, a, b);
-    }
-    switch (op) {
-    case TMPL_OP_ADD:
-        if (ai && bi) {
-            i64 r;
-            if (__builtin_add_overflow(as_i64(a), as_i64(b), &r))
-                int_overflow(e);
-            return tv_int(r);
-        }
-        if (an && bn)
-            return tv_float(as_f64(a) + as_f64(b));
-        if (a.kind == TV_STR) {
-            if (b.kind != TV_STR)
-                tv_concat_error(&e->rt, a, b);
-            str x = tv_s(a), y = tv_s(b);
-            if (!((a.flags | b.flags) & TVF_SAFE)) {   /* maybe appended in place */
-                if (x.len + y.len > TMPL_MAX_OUTPUT)
-                    tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
-                tv parts[2] = {a, b};
-                return tv_str_sum(&e->rt, parts, 2, x.len + y.len);
-            }
-            if (!(a.flags & TVF_SAFE)) x = html_escape(e, x);
-            if (!(b.flags & TVF_SAFE)) y = html_escape(e, y);
-            if (x.len + y.len > TMPL_MAX_OUTPUT)
-                tmpl_fail(&e->rt, ERR_LIMIT, "a string grew past %d bytes", (int)TMPL_MAX_OUTPUT);
-            tmpl_work(&e->rt, tmpl_bytes_steps(x.len + y.len));
-            u8 *p = NEW_NZ(e->rt.a, u8, x.len + y.len + 1);
-            if (x.len) memcpy(p, x.s, (size_t)x.len);
-            if (y.len) memcpy(p + x.len, y.s, (size_t)y.len);
-            tv r = tv_str(str_from(p, x.len + y.len));
-            r.flags = TVF_SAFE;
-            return r;
-        }
-        if (tv_repeatable(a)) {   /* a list or a tuple */
-            if (b.kind != a.kind || !tv_repeatable(b))
-                tv_concat_error(&e->rt, a, b);
-            return tv_seq_concat(&e->rt, a, b);
-        }
-        unsupported_operands(e, op, a, b);
-    case TMPL_OP_SUB:
-        if (ai && bi) {
-            i64 r;
-            if (__builtin_sub_overflow(as_i64(a), as_i64(b), &r))
-                int_overflow(e);
-            return tv_int(r);
-        }
-        if (an && bn)
-            return tv_float(as_f64(a) - as_f64(b));
-        unsupported_operands(e, op, a, b);
-    case TMPL_OP_MUL:
-        if (ai && bi) {
-            i64 r;
-            if (__builtin_mul_overflow(as_i64(a), as_i64(b), &r))
-                int_overflow(e);
-            return tv_int(r);
-        }
-        if (an && bn)
-            return tv_float(as_f64(a) * as_f64(b));
-        if (tv_repeatable(a) && bi)
-            return seq_repeat(e, a, as_i64(b));
-        if (tv_repeatable(b) && ai)
-            return seq_repeat(e, b, as_i64(a));
-        if (tv_repeatable(a) || tv_repeatable(b)) {
-            /* PyNumber_Multiply's last resort, the left operand's repeat
-             * when it is a sequence, else the right one's */
-            bool left = tv_repeatable(a);
-            if (!((left ? a : b).flags & TVF_SAFE))   /* Markup's repeat is its __mul__: declines */
-                tmpl_raise(&e->rt, "TypeError", "can't multiply sequence by non-int of type '%s'",
-                           tv_type_name(left ? b : a));
-        }
-        unsupported_operands(e, op, a, b);
-    case TMPL_OP_DIV:
-        if (an && bn) {
-            double y = as_f64(b);
-            if (y == 0.0)
-                tmpl_raise(&e->rt, "ZeroDivisionError", ai && bi ? "division by zero" : "float division by zero");
-            return tv_float(ai && bi ? int_true_div(as_i64(a), as_i64(b)) : as_f64(a) / y);
-        }
-        unsupported_operands(e, op, a, b);
-    case TMPL_OP_FLOORDIV:
-        if (ai && bi) {
-            i64 x = as_i64(a), y = as_i64(b);
-            if (y == 0)
-                tmpl_raise(&e->rt, "ZeroDivisionError", "integer division or modulo by zero");
-            if (x == INT64_MIN && y == -1)
-                int_overflow(e);
-            i64 q = x / y;
-            if ((x % y != 0) && ((x < 0) != (y < 0)))
-                q--;
-            return tv_int(q);
-        }
-        if (an && bn) {
-            double y = as_f64(b);
-            if (y == 0.0)
-                tmpl_raise(&e->rt, "ZeroDivisionError", "float floor division by zero");
-            return tv_float(py_floordiv(as_f64(a), y));
-        }
-        unsupported_operands(e, op, a, b);
-    case TMPL_OP_MOD:   /* str % x: above */
-        if (ai && bi) {
-            i64 x = as_i64(a), y = as_i64(b);
-            if (y == 0)
-                tmpl_raise(&e->rt, "ZeroDivisionError", "integer modulo by zero");
-            if (y == -1)
-                return tv_int(0);
-            i64 m = x % y;
-            if (m != 0 && ((m < 0) != (y < 0)))
-                m += y;
-            return tv_int(m);
-        }
-        if (an && bn) {
-            double y = as_f64(b);
-            if (y == 0.0)
-                tmpl_raise(&e->rt, "ZeroDivisionError", "float modulo");
-            return tv_float(py_fmod(as_f64(a), y));
-        }
-        unsupported_operands(e, op, a, b);
-    case TMPL_OP_POW:
-        if (ai && bi) {
-            i64 x = as_i64(a), y = as_i64(b);
-            if (y >= 0)
-                return ipow(e, x, y);
-            if (x == 0)
-                tmpl_raise(&e->rt, "ZeroDivisionError", "0.0 cannot be raised to a negative power");
-            return tv_float(pow((double)x, (double)y));
-        }
-        if (an && bn) {
-            double x = as_f64(a), y = as_f64(b);
-            if (x == 0.0 && y < 0)
-                tmpl_raise(&e->rt, "ZeroDivisionError", "0.0 cannot be raised to a negative power");
-            if (x < 0 && y != floor(y))
-                tmpl_fail(&e->rt, ERR_UNSUPPORTED, "a complex power");
-            double r = pow(x, y);
-            if (isinf(r) && isfinite(x) && isfinite(y))   /* float_pow: ERANGE */
-                tmpl_raise(&e->rt, "OverflowError", "(34, 'Numerical result out of range')");
-            return tv_float(r);
-        }
-        unsupported_operands(e, op, a, b);
-    default:
-        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "operator %d", op);
     }
 }
 
@@ -874,137 +500,6 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
     return r;
 }
 
-static void check_no_args(ev *e, const tv_args *a, const char *fn)
-{
-    if (a->npos || a->nkw)
-        tmpl_raise(&e->rt, "TypeError", "%s() takes no arguments", fn);
-}
-
-/* dict(*args, **kwargs) as Python builds it. */
-static tv build_dict(ev *e, const tv_args *a, const char *fn)
-{
-    if (a->npos > 1)
-        tmpl_raise(&e->rt, "TypeError", "%s expected at most 1 argument, got %d", fn, (int)a->npos);
-    tv d = tv_dict_new(&e->rt, a->nkw);
-    if (a->npos == 1) {
-        tv src = a->pos[0];
-        if (src.kind == TV_DICT || src.kind == TV_NS) {
-            tmpl_work(&e->rt, tv_steps(src));
-            for (iz i = 0; i < tv_dict_n(src.u.dict); i++)
-                tv_dict_set(&e->rt, d.u.dict, tv_dict_e(src.u.dict)[i].key, tv_dict_e(src.u.dict)[i].val);
-        } else {
-            iz n;
-            const tv *items = tv_iterate(&e->rt, src, &n);
-            for (iz i = 0; i < n; i++) {
-                tv it = items[i];
-                if (it.kind != TV_LIST && it.kind != TV_TUPLE && it.kind != TV_STR)
-                    tmpl_raise(&e->rt, "TypeError",
-                               "cannot convert dictionary update sequence element #%lld to a sequence",
-                               (long long)i);
-                iz m;
-                const tv *kv = tv_iterate(&e->rt, it, &m);
-                if (m != 2)
-                    tmpl_raise(&e->rt, "ValueError",
-                               "dictionary update sequence element #%lld has length %lld; 2 is required",
-                               (long long)i, (long long)m);
-                tv_dict_set(&e->rt, d.u.dict, kv[0], kv[1]);
-            }
-        }
-    }
-    for (i32 k = 0; k < a->nkw; k++)
-        tv_dict_set(&e->rt, d.u.dict, tv_str(a->kwname[k]), a->kw[k]);
-    return d;
-}
-
-static tv call_range(ev *e, const tv_args *a)
-{
-    if (a->nkw)
-        tmpl_raise(&e->rt, "TypeError", "range() takes no keyword arguments");
-    if (a->npos < 1 || a->npos > 3)
-        tmpl_raise(&e->rt, "TypeError", "range expected at %s, got %d",
-                   a->npos ? "most 3 arguments" : "least 1 argument", (int)a->npos);
-    i64 v[3];
-    for (i32 i = 0; i < a->npos; i++) {
-        tv x = a->pos[i];   /* PyNumber_Index: an Undefined has no __index__ */
-        if (x.kind == TV_BIGINT)
-            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "range() of integers beyond 64 bits");
-        if (x.kind != TV_INT && x.kind != TV_BOOL)
-            tmpl_raise(&e->rt, "TypeError", "'%s' object cannot be interpreted as an integer",
-                       tv_type_name(x));
-        v[i] = as_i64(x);
-    }
-    i64 start = 0, stop, step = 1;
-    if (a->npos == 1) {
-        stop = v[0];
-    } else {
-        start = v[0];
-        stop = v[1];
-        if (a->npos == 3)
-            step = v[2];
-    }
-    if (step == 0)
-        tmpl_raise(&e->rt, "ValueError", "range() arg 3 must not be zero");
-    i64 n = 0;
-    if (step > 0 && start < stop)
-        n = (i64)(((unsigned long long)stop - (unsigned long long)start - 1) / (unsigned long long)step + 1);
-    else if (step < 0 && start > stop)
-        n = (i64)(((unsigned long long)start - (unsigned long long)stop - 1) / (0ull - (unsigned long long)step) + 1);
-    if (n > 100000)
-        tmpl_raise(&e->rt, "OverflowError",
-                   "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
-    tmpl_work(&e->rt, (iz)n);
-    tv r = tv_list_new(&e->rt, (iz)n);
-    for (i64 i = 0; i < n; i++)
-        r.u.list->v[i] = tv_int(start + i * step);
-    r.flags = TVF_RANGE;
-    r.u.list->range[0] = start;
-    r.u.list->range[1] = stop;
-    r.u.list->range[2] = step;
-    return r;
-}
-
-static tv call_strftime(ev *e, const tv_args *a)
-{
-    if (a->npos != 1 || a->nkw)
-        tmpl_raise(&e->rt, "TypeError", "strftime_now() takes 1 positional argument");
-    tv f = a->pos[0];
-    if (f.kind != TV_STR)
-        tmpl_raise(&e->rt, "TypeError", "strftime() argument 1 must be str, not %s",
-                   f.kind == TV_NONE ? "None" : tv_type_name(f));   /* getargs' converterr */
-    time_t t = (time_t)e->rt.now;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm))
-        tmpl_fail(&e->rt, ERR_INVALID, "the clock is out of range");
-    /* Python passes the format to the C library, except %f, %z and %Z,
-     * which it expands itself; a naive datetime gives "" for %z and %Z. */
-    buf fmt = {0};
-    str s = tv_s(f);
-    for (iz i = 0; i < s.len; i++) {
-        if (s.s[i] == '%' && i + 1 < s.len) {
-            u8 c = s.s[i + 1];
-            if (c == 'f') { buf_cstr(&fmt, "000000"); i++; continue; }
-            if (c == 'z' || c == 'Z') { i++; continue; }
-            buf_byte(&fmt, '%');
-            buf_byte(&fmt, c);
-            i++;
-            continue;
-        }
-        buf_byte(&fmt, s.s[i]);
-    }
-    buf_byte(&fmt, 0);
-    char out[1024];
-    /* The format is the template's: strftime only reads it. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    size_t n = fmt.failed ? 0 : strftime(out, sizeof out, (const char *)fmt.data, &tm);
-#pragma GCC diagnostic pop
-    bool empty_fmt = fmt.len <= 1;
-    buf_free(&fmt);
-    if (n == 0 && !empty_fmt)
-        tmpl_fail(&e->rt, ERR_UNSUPPORTED, "strftime_now: format too long or not supported");
-    return tv_str_copy(&e->rt, str_from(out, (iz)n));
-}
-
 /* A recursive loop's loop(iterable). */
 static tv call_loop(ev *e, tv_loop *l, const tv_args *a);
 
@@ -1019,67 +514,9 @@ static tv call_value(ev *e, tv callee, const tv_args *args)
         return tmpl_method_call(&e->rt, callee.u.method, args);
     case TV_LOOP:
         return call_loop(e, callee.u.loop, args);
-    case TV_JOINER: {
-        check_no_args(e, args, "__call__");
-        tv_joiner *j = callee.u.joiner;
-        if (!j->used) {
-            j->used = true;
-            return tv_str(S(""));
-        }
-        return tv_str(j->sep);
-    }
+    case TV_JOINER:
     case TV_FUNC:
-        switch (callee.id) {
-        case TVFN_RANGE:
-            return call_range(e, args);
-        case TVFN_DICT:
-            return build_dict(e, args, "dict");
-        case TVFN_NAMESPACE: {
-            tv d = build_dict(e, args, "Namespace");
-            d.kind = TV_NS;
-            return d;
-        }
-        case TVFN_RAISE_EXCEPTION: {
-            if (args->npos != 1 || args->nkw)
-                tmpl_raise(&e->rt, "TypeError", "raise_exception() takes 1 positional argument but %d were given",
-                           (int)args->npos);
-            tv m = tv_to_str(&e->rt, args->pos[0]);
-            tmpl_raise(&e->rt, "TemplateError", "%.*s", (int)MIN(tv_s(m).len, (iz)ERR_MSG_MAX),
-                       (const char *)tv_s(m).s);
-        }
-        case TVFN_STRFTIME_NOW:
-            return call_strftime(e, args);
-        case TVFN_CYCLER: {
-            if (args->nkw)
-                tmpl_raise(&e->rt, "TypeError", "Cycler() got an unexpected keyword argument");
-            if (!args->npos)
-                tmpl_raise(&e->rt, "RuntimeError", "at least one item has to be provided");
-            tv_cycler *c = NEW(e->rt.a, tv_cycler, 1);
-            tv *items = NEW_NZ(e->rt.a, tv, args->npos);
-            memcpy(items, args->pos, sizeof *items * (size_t)args->npos);
-            c->items = items;
-            c->n = args->npos;
-            tv v = {.kind = TV_CYCLER};
-            v.u.cycler = c;
-            return v;
-        }
-        case TVFN_JOINER: {
-            tv sep = tv_str(S(", "));
-            if (args->npos == 1 && !args->nkw)
-                sep = args->pos[0];
-            else if (args->npos == 0 && args->nkw == 1 && str_eq(args->kwname[0], S("sep")))
-                sep = args->kw[0];
-            else if (args->npos || args->nkw)
-                tmpl_raise(&e->rt, "TypeError", "Joiner() takes 1 argument");
-            tv_joiner *j = NEW(e->rt.a, tv_joiner, 1);
-            j->sep = tv_s(tv_to_str(&e->rt, sep));
-            tv v = {.kind = TV_JOINER};
-            v.u.joiner = j;
-            return v;
-        }
-        default:
-            tmpl_fail(&e->rt, ERR_UNSUPPORTED, "the global %s()", global_names[callee.id]);
-        }
+        return tmpl_global_call(&e->rt, callee, args);
     default:
         tmpl_raise(&e->rt, "TypeError", "'%s' object is not callable", tv_type_name(callee));
     }
@@ -1198,7 +635,7 @@ static tv chain_rest(ev *e, act *s, const tmpl_node *n, const tmpl_node **ops, i
     for (; i < ADD_CHAIN_MAX; i++) {
         tv b = eval(e, s, ops[i]);
         e->rt.line = n->line;
-        cur = binop(e, TMPL_OP_ADD, cur, b);
+        cur = tmpl_binop(&e->rt, TMPL_OP_ADD, cur, b);
     }
     return cur;
 }
@@ -1232,7 +669,7 @@ static tv add_chain(ev *e, act *s, const tmpl_node *n, buf *dst)
         tv acc = tail_copy(e, dst, start);
         dst->len = start;
         e->rt.line = n->line;
-        return chain_rest(e, s, n, ops, i + 1, binop(e, TMPL_OP_ADD, acc, r));
+        return chain_rest(e, s, n, ops, i + 1, tmpl_binop(&e->rt, TMPL_OP_ADD, acc, r));
     }
     return tv_undef_plain();
 }
@@ -1265,7 +702,7 @@ static tv add_chain_value(ev *e, act *s, const tmpl_node *n)
             /* the general rules from here on, on the text so far */
             tv acc = join_parts(e, parts + k, i - k, total);
             e->rt.line = n->line;
-            return chain_rest(e, s, n, ops, i + 1, binop(e, TMPL_OP_ADD, acc, r));
+            return chain_rest(e, s, n, ops, i + 1, tmpl_binop(&e->rt, TMPL_OP_ADD, acc, r));
         }
         parts[i] = r;
         total += r.len;
@@ -1650,7 +1087,7 @@ EVAL_FN(ev_binop)
         !(n->op == TMPL_OP_ADD ? __builtin_add_overflow(a.u.i, b.u.i, &r)
                                : __builtin_sub_overflow(a.u.i, b.u.i, &r)))
         return tv_int(r);
-    return binop(e, n->op, a, b);
+    return tmpl_binop(&e->rt, n->op, a, b);
 }
 
 /* `and` and `or` give an operand */

@@ -945,7 +945,7 @@ static tmpl_node *parse_subscript(parser *p, tmpl_node *obj)
             tmpl_node *n = expr_node(p, TMPL_GETATTR, t);
             n->u.getattr.obj = obj;
             n->u.getattr.attr = ident(p, attr->v.s);
-            /* meths and the shapes marked in op: tmpl_eval_bind */
+            /* meths and the shapes marked in op: tmpl_runtime_bind */
             child(p, n, obj);
             return n;
         }

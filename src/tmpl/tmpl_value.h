@@ -621,12 +621,17 @@ static inline iz tv_args_steps(const tv_args *a)
     return n;
 }
 
-/* Binds a compiled program to the runtime (tmpl_eval.c), the compiler's
- * last step: the symbols of the global functions (sym_global) and, for
- * every constant attribute name, what it is on the built-in types
+/* Binds a compiled program to the runtime (tmpl_globals.c), the
+ * compiler's last step: the symbols of the global functions (sym_global)
+ * and, for every constant attribute name, what it is on the built-in types
  * (tmpl_attr_meths) and the shapes the evaluator takes in their own
  * functions (GETATTR's op). */
-void tmpl_eval_bind(tmpl_prog *p);
+void tmpl_runtime_bind(tmpl_prog *p);
+/* Calls a global function (a TV_FUNC) or a joiner (tmpl_globals.c). */
+tv tmpl_global_call(tmpl_rt *rt, tv callee, const tv_args *args);
+/* a <op> b for the arithmetic operators TMPL_OP_ADD..TMPL_OP_POW
+ * (tmpl_arith.c): Python's results and exceptions; `%` of a str formats. */
+tv tmpl_binop(tmpl_rt *rt, int op, tv a, tv b);
 
 /* Calls a bound method (tmpl_methods.c). */
 tv tmpl_method_call(tmpl_rt *rt, const tv_method *m, const tv_args *args);
