@@ -255,6 +255,10 @@ struct tmpl_frame {
     i32         caller_slot, kwargs_slot, varargs_slot;
     u8          uses;
     str         qualname;   /* a function's Python __qualname__ ("root.<locals>.macro") */
+    /* FOR, MACRO, CALL_BLOCK and a FOR's filter function: the time
+     * budget's steps of one iteration, call or test, the nodes of the
+     * subtree (tmpl_runtime_bind) */
+    i32         steps;
     /* scoped BLOCK: the names visible where it is (dump_stores) and
      * their slots there, for its derived context; a FOR's filter
      * function: the slot of each name of the target, in order */

@@ -336,6 +336,7 @@ static void eval_args(ev *e, act *s, const tmpl_args *in, argv *out)
         tv v = eval(e, s, in->star);
         iz n;
         const tv *items = tv_iterate(&e->rt, v, &n);
+        tmpl_work(&e->rt, n);
         for (iz i = 0; i < n; i++)
             argv_pos(e, out, items[i]);
     }
@@ -398,6 +399,7 @@ static tv call_macro(ev *e, const tv_macro *m, const tv_args *args)
         tmpl_raise(&e->rt, "RecursionError", "maximum recursion depth exceeded");
 
     const tmpl_frame *fr = n->u.macro.frame;
+    tmpl_work(&e->rt, fr->steps);   /* the nodes the body may run (tmpl_runtime_bind) */
     act *s = act_new(e, (act *)m->closure, fr);
     u8 *used_kw = args->nkw ? NEW(e->rt.a, u8, args->nkw) : NULL;
     bool found_caller = false;
@@ -975,7 +977,7 @@ EVAL_FN(ev_getitem)
 /* s.strip(), s.lstrip('\n') and rstrip on a plain str (not Markup, whose
  * methods escape their arguments), with no argument or one string literal:
  * true and *out set, computed here without the method call's machinery. */
-static bool strip_literal(tmpl_rt *rt, tv obj, const tmpl_node *n, tv *out)
+static bool strip_literal(tv obj, const tmpl_node *n, tv *out)
 {
     u8 m = n->u.call.callee->u.getattr.meths.str;
     const tmpl_args *a = &n->u.call.args;
@@ -983,7 +985,6 @@ static bool strip_literal(tmpl_rt *rt, tv obj, const tmpl_node *n, tv *out)
         a->nkw || a->star || a->dstar || a->pos.n > 1 || (a->pos.n == 1 && a->pos.v[0]->kind != TMPL_STR))
         return false;
     int sides = m == TVM_STR_STRIP ? PYSTR_BOTH : m == TVM_STR_LSTRIP ? PYSTR_LEFT : PYSTR_RIGHT;
-    tmpl_work(rt, tmpl_bytes_steps((iz)obj.len));
     const str *chars = a->pos.n ? &a->pos.v[0]->u.text : NULL;
     *out = tv_str(pystr_strip(tv_s(obj), chars, sides));
     return true;
@@ -1002,8 +1003,10 @@ EVAL_FN(ev_call)
         tv obj = eval(e, s, cn->u.getattr.obj);
         if (obj.kind == TV_STR) {
             tv r;
-            if (strip_literal(&e->rt, obj, n, &r))
+            if (strip_literal(obj, n, &r)) {
+                tmpl_work(&e->rt, tmpl_bytes_steps((iz)(obj.len - r.len)));   /* what it went through */
                 return r;
+            }
             direct = (tv_method){obj, cn->u.getattr.meths.str};
         } else {
             callee = getattr_of(e, cn, obj);
@@ -1230,7 +1233,7 @@ static bool loop_more(tmpl_rt *rt, tv_loop *l)
     i32 line = e->rt.line;
     while (f->next < f->nsrc) {
         tv item = f->src[f->next++];
-        tmpl_work(&e->rt, 1);
+        tmpl_work(&e->rt, tf->steps);
         e->rt.line = n->line;
         arena_mark m = arena_save(e->rt.a);
         u64 esc = e->rt.escapes;
@@ -1297,6 +1300,7 @@ static int run_for(ev *e, act *s, const tmpl_node *n, tv iterv, i32 depth0)
     for (iz i = 0; i < L->n || (L->more && L->more(&e->rt, L)); i++) {
         if (++e->rt.iterations > TMPL_MAX_ITERATIONS)
             tmpl_fail(&e->rt, ERR_LIMIT, "more than %d loop iterations", (int)TMPL_MAX_ITERATIONS);
+        tmpl_work(&e->rt, fr->steps);   /* the nodes the body may run (tmpl_runtime_bind) */
         L->i = i;
         /* what the iteration allocates goes at its end, unless something
          * may hold it (an escape, see tmpl_rt.escapes); the frame's slots
@@ -1590,11 +1594,8 @@ static int exec_stmt(ev *e, act *s, const tmpl_node *n)
     }
 }
 
-/* A body's statements, each a step of the time budget (with the body
- * itself: a loop with an empty body takes steps too). */
-static ALWAYS_INLINE int exec_body(ev *e, act *s, const tmpl_list *body)
+static int exec_body(ev *e, act *s, const tmpl_list *body)
 {
-    tmpl_work(&e->rt, 1 + body->n);
     for (i32 i = 0; i < body->n; i++) {
         int x = exec_stmt(e, s, body->v[i]);
         if (x != X_OK)

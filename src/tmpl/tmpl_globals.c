@@ -22,13 +22,35 @@ _Static_assert((int)TVM_USES_CALLER == (int)TMPL_USES_CALLER &&
                    (int)TVM_USES_VARARGS == (int)TMPL_USES_VARARGS &&
                    (int)TVM_USES_KWARGS == (int)TMPL_USES_KWARGS, "tmpl_frame.uses is a tv_macro's");
 
-/* What a GETATTR's constant name is on the built-in types, and the shapes
- * marked in its op: `loop.index0` and the like (1), `name.attr` where attr
- * can only be a dict's key (2). The tree is the compiler's own still. */
-static void bind_attrs(void *ctx, const tmpl_node *cn)
+static iz bind_node(const tmpl_node *cn);
+
+static void bind_child(void *ctx, const tmpl_node *n) { *(iz *)ctx += bind_node(n); }
+static void count_child(void *ctx, const tmpl_node *n);
+
+/* The nodes of n's subtree. */
+static iz count_nodes(const tmpl_node *n)
 {
-    if (cn->kind == TMPL_GETATTR) {
-        tmpl_node *n = (tmpl_node *)(uintptr_t)cn;
+    iz k = 1;
+    tmpl_children(n, count_child, &k);
+    return k;
+}
+
+static void count_child(void *ctx, const tmpl_node *n) { *(iz *)ctx += count_nodes(n); }
+
+static i32 steps_of(iz nodes) { return nodes < INT32_MAX ? (i32)nodes : INT32_MAX; }
+
+/* Binds n's subtree and returns its number of nodes. For a GETATTR: what
+ * its constant name is on the built-in types, and the shapes marked in its
+ * op: `loop.index0` and the like (1), `name.attr` where attr can only be a
+ * dict's key (2). For a loop, a macro and a call block: the steps one
+ * iteration, filter test or call counts in the time budget (tmpl_frame.
+ * steps), the nodes it may run, so that a render reads its work per
+ * iteration and call instead of per statement. The tree is the compiler's
+ * own still. */
+static iz bind_node(const tmpl_node *cn)
+{
+    tmpl_node *n = (tmpl_node *)(uintptr_t)cn;
+    if (n->kind == TMPL_GETATTR) {
         const tmpl_node *obj = n->u.getattr.obj;
         n->u.getattr.meths = tmpl_getattr_meths(n->u.getattr.attr.s);
         if (obj->kind == TMPL_NAME && str_eq(obj->u.name.s, S("loop")) && n->u.getattr.meths.loop)
@@ -36,7 +58,16 @@ static void bind_attrs(void *ctx, const tmpl_node *cn)
         else if (obj->kind == TMPL_NAME && n->u.getattr.meths.dict_key)
             n->op = 2;
     }
-    tmpl_children(cn, bind_attrs, ctx);
+    iz nodes = 1;
+    tmpl_children(n, bind_child, &nodes);
+    if (n->kind == TMPL_FOR) {
+        n->u.for_.frame->steps = steps_of(nodes);
+        if (n->u.for_.filter && n->u.for_.frame->test)
+            n->u.for_.frame->test->steps = steps_of(count_nodes(n->u.for_.filter));
+    } else if ((n->kind == TMPL_MACRO || n->kind == TMPL_CALL_BLOCK) && n->u.macro.frame) {
+        n->u.macro.frame->steps = steps_of(nodes);
+    }
+    return nodes;
 }
 
 void tmpl_runtime_bind(tmpl_prog *p)
@@ -44,7 +75,7 @@ void tmpl_runtime_bind(tmpl_prog *p)
     for (int f = 0; f < TMPL_NGLOBALS; f++)
         p->sym_global[f] = f > 0 && f < TVFN_COUNT ? tmpl_sym_find(p, str_cstr(global_names[f])) : -1;
     for (i32 i = 0; i < p->body.n; i++)
-        bind_attrs(NULL, p->body.v[i]);
+        bind_node(p->body.v[i]);
 }
 
 /* ---- the global functions ---- */
@@ -70,6 +101,7 @@ static tv build_dict(tmpl_rt *rt, const tv_args *a, const char *fn)
         } else {
             iz n;
             const tv *items = tv_iterate(rt, src, &n);
+            tmpl_work(rt, n);
             for (iz i = 0; i < n; i++) {
                 tv it = items[i];
                 if (it.kind != TV_LIST && it.kind != TV_TUPLE && it.kind != TV_STR)

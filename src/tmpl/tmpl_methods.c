@@ -941,6 +941,7 @@ static tv m_list_pop(call *c)
         memcpy(v, l->v, (size_t)i * sizeof *v);
         memcpy(v + i, l->v + i + 1, (size_t)(l->n - i - 1) * sizeof *v);
         l->v = v;
+        ASSERT(!(c->self.flags & TVF_RANGE));   /* tv_list.arr is a range's bounds */
         l->arr = NULL;   /* v is an array of its own now */
         c->rt->escapes++;   /* new memory held by a list made earlier */
     }

@@ -232,6 +232,7 @@ static void copy_items(tv *dst, const tv *src, iz n)
 
 tv tv_seq_concat(tmpl_rt *rt, tv a, tv b)
 {
+    ASSERT(!((a.flags | b.flags) & TVF_RANGE));   /* tv_list.arr is a range's bounds */
     const tv_list *x = a.u.list, *y = b.u.list;
     iz n = x->n + y->n;
     tmpl_work(rt, 1 + y->n);
@@ -1110,6 +1111,7 @@ bool tv_contains(tmpl_rt *rt, tv hay, tv needle)
     case TV_TUPLE: {
         iz n;
         const tv *items = tv_iterate(rt, hay, &n);   /* consumes an iterator */
+        tmpl_work(rt, n);
         for (iz i = 0; i < n; i++)
             if (tv_equal(rt, items[i], needle))
                 return true;
@@ -1159,11 +1161,9 @@ const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n)
             v.u.list->consumed = true;
         }
         *n = v.u.list->n;
-        tmpl_work(rt, *n);   /* the caller goes through them */
         return v.u.list->v;
     case TV_TUPLE:
         *n = v.u.list->n;
-        tmpl_work(rt, *n);
         return v.u.list->v;
     case TV_DICT: {
         const tv_dict *d = v.u.dict;

@@ -147,15 +147,19 @@ typedef struct tv_sbuf {
  * is cleared then. `loops` counts the for loops running over the list,
  * during which it may not change (Python's loop would see the change; this
  * one iterates what it started with). `arr` is the tv_arr that `v` points
- * into when + made the list, or NULL. */
+ * into when + made the list, or NULL; it shares its bytes with a range's
+ * bounds (a range is never added to, popped or cleared), which keeps the
+ * struct at 56 bytes. */
 struct tv_list {
     tv         *v;
     iz          n;
     const json *origin;
     bool        consumed;  /* TVF_ITER: iterated once already */
     u16         loops;
-    i64         range[3];  /* TVF_RANGE: start, stop, step as given */
-    struct tv_arr *arr;
+    union {
+        i64            range[3];  /* TVF_RANGE: start, stop, step as given */
+        struct tv_arr *arr;       /* other lists (a range is not added to) */
+    };
 };
 
 /* The items array of lists that + made, with room to grow (Go's slices):
@@ -578,7 +582,9 @@ u64 tv_hash(tmpl_rt *rt, tv v);
 /* The items iteration yields, as an array: list/tuple items, dict keys,
  * one-character strings of a str; an Undefined yields nothing. TypeError
  * "'NoneType' object is not iterable" for the rest. The array may alias
- * the value's own storage: do not write to it. */
+ * the value's own storage: do not write to it. The time budget counts the
+ * array made for a dict or str; a caller that goes through the items of a
+ * list counts them itself (a loop's iterations, a filter's value). */
 const tv *tv_iterate(tmpl_rt *rt, tv v, iz *n);
 
 /* Jinja's sandboxed attribute access obj.name: a Python attribute first
