@@ -76,11 +76,12 @@ static const char help2[] =
     "      --now ISO          the clock strftime_now reads, as YYYY-MM-DD[THH:MM[:SS]];\n"
     "                         default: the local time now, as Python's datetime.now()\n"
     "  -s, --shards N         count on N worker processes forked once, after loading\n"
-    "                         (default: one per CPU this process may use); 0 counts\n"
-    "                         in this process. Lines go to the workers in chunks of\n"
-    "                         64 (text: about 1 MiB) as they are read, through memory\n"
-    "                         shared with them; output keeps input order; a worker\n"
-    "                         that dies is replaced and its lines retried one by one\n"
+    "                         (default and most: one per CPU this process may use,\n"
+    "                         as more would only wait); 0 counts in this process.\n"
+    "                         Lines go to the workers in chunks of 64 (text: about\n"
+    "                         1 MiB) as they are read, through memory shared with\n"
+    "                         them; output keeps input order; a worker that dies is\n"
+    "                         replaced and its lines retried one by one\n"
     "      --drain-timeout S  a budget in seconds for the whole run, loading included\n"
     "                         (default 0: none); when it runs out the workers are\n"
     "                         stopped at once (a line being counted in this process\n"
@@ -191,7 +192,9 @@ int cmd_count(int argc, char **argv)
     if (berr && !cc.quiet && (o.want == SHAPES_AUTO || o.want == COUNT_MESSAGE))
         cli_error("count: warning: the message framing does not render (%s): messages are counted "
                   "with prefix_len = baseline = 0, as upstream does", berr);
-    if (o.workers < 0)
+    /* one worker per CPU at most: more would only wait, each with caches
+     * of its own to fill (issue 17: more shards than cores cost little) */
+    if (o.workers < 0 || o.workers > pool_cpus())
         o.workers = pool_cpus();
     cli_io_opts(&o.io, &cc, argc, argv, optind);
     io_stats st;
