@@ -1,4 +1,5 @@
-/* os.h - the few OS services the library needs: reading a whole file. */
+/* os.h - the few OS services the library needs: reading a whole file,
+ * writing one atomically, making folders, the monotonic clock. */
 #ifndef TALLY_OS_H
 #define TALLY_OS_H
 
@@ -13,5 +14,15 @@ bool os_is_dir(const char *path);
 bool os_is_file(const char *path);
 /* Monotonic clock in seconds. */
 double os_now(void);
+/* Number of CPUs this process may run on (affinity mask, cgroup v2 quota). */
+int    os_cpus(void);
+/* The same clock in nanoseconds (Python's time.monotonic_ns()). */
+i64    os_monotonic_ns(void);
+/* Writes `data` to `path` atomically: a temporary file beside it, fsync,
+ * rename over `path`, fsync of the folder. ERR_OK or ERR_IO with `e`
+ * naming the file and the OS's reason (the temporary file is removed). */
+int    os_write_file_atomic(const char *path, str data, err *e);
+/* mkdir -p: every missing folder of `path`. ERR_OK or ERR_IO. */
+int    os_mkdirs(const char *path, err *e);
 
 #endif

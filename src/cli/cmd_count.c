@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "../base/os.h"
 #include "../chat/shapes.h"
-#include "../drain/pool.h"
 
 /* In two parts: C11 promises string literals of 4095 bytes only. */
 static const char help[] =
@@ -151,9 +150,9 @@ int cmd_count(int argc, char **argv)
         case 's': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 0 || v > POOL_MAX_WORKERS) {
+            if (end == optarg || *end || v < 0 || v > IO_MAX_WORKERS) {
                 cli_error("count: --shards needs a number of worker processes from 0 to %d, not \"%s\"",
-                          POOL_MAX_WORKERS, optarg);
+                          IO_MAX_WORKERS, optarg);
                 usage = true;
             } else {
                 o.workers = (int)v;
@@ -194,8 +193,8 @@ int cmd_count(int argc, char **argv)
                   "with prefix_len = baseline = 0, as upstream does", berr);
     /* one worker per CPU at most: more would only wait, each with caches
      * of its own to fill (issue 17: more shards than cores cost little) */
-    if (o.workers < 0 || o.workers > pool_cpus())
-        o.workers = pool_cpus();
+    if (o.workers < 0 || o.workers > os_cpus())
+        o.workers = os_cpus();
     cli_io_opts(&o.io, &cc, argc, argv, optind);
     io_stats st;
     int rc = io_count_lines(m, &o, &st, &e);

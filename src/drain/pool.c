@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +50,7 @@ typedef struct slot {
     iz     len;
     u8    *copy;          /* an inline item's bytes (ours), else NULL */
     const u8 *borrowed;   /* the caller's bytes, while pool_submit runs (in-process) */
+    const u8 *shared;     /* the caller's bytes, at the same address in the workers */
     chunk *ch;            /* the chunk that holds it now, while it waits */
     u8     kind, op;
     bool   have;          /* its result is in */
@@ -183,6 +183,8 @@ static str slot_payload(const pool *p, const slot *s)
 {
     if (s->borrowed)
         return str_from(s->borrowed, s->len);
+    if (s->shared)
+        return str_from(s->shared, s->len);
     if (s->copy || s->len == 0)
         return str_from(s->copy, s->len);
     return str_from(p->ring + (s->vpos % (u64)p->ring_cap), s->len);
@@ -305,7 +307,9 @@ _Noreturn static void worker_main(pool *p, int fd)
             memcpy(&off, d + 11, 8);
             memcpy(&len, d + 19, 8);
             pool_item it = {.kind = d[8], .op = d[10]};
-            if (d[9]) {
+            if (d[9] == 2) {   /* in this process's copy of the caller's memory */
+                it.payload = str_from((const u8 *)(uintptr_t)off, (iz)len);
+            } else if (d[9]) {
                 big.len = 0;
                 if (!buf_reserve(&big, (iz)len + 1) || !read_full(fd, big.data, (size_t)len))
                     _exit(4);
@@ -488,10 +492,11 @@ static bool encode_chunk(pool *p, worker *w, const chunk *c)
     for (iz k = 0; k < c->n; k++) {
         const slot *s = slot_of(p, c->seq[k]);
         u8 d[ITEM_HEAD];
-        u64 off = s->copy ? 0 : s->vpos % (u64)p->ring_cap, len = (u64)s->len;
+        u64 off = s->copy ? 0 : s->shared ? (u64)(uintptr_t)s->shared : s->vpos % (u64)p->ring_cap;
+        u64 len = (u64)s->len;
         memcpy(d, &c->seq[k], 8);
         d[8] = s->kind;
-        d[9] = s->copy != NULL;
+        d[9] = s->shared ? 2 : s->copy != NULL;
         d[10] = s->op;
         memcpy(d + 11, &off, 8);
         memcpy(d + 19, &len, 8);
@@ -916,12 +921,12 @@ void pool_free(pool *p)
     free(p);
 }
 
-int pool_submit(pool *p, const pool_item *it, u64 tag)
+static int submit(pool *p, const pool_item *it, u64 tag, bool shared)
 {
     if (!check(p))
         return ERR_STOPPED;
     iz len = it->payload.len;
-    if (!has_room(p, len)) {
+    if (!has_room(p, shared ? 0 : len)) {
         close_open(p);   /* the oldest item may sit in a chunk not sent yet */
         int rc = wait_until(p, has_room, len);
         if (rc != ERR_OK)
@@ -930,7 +935,9 @@ int pool_submit(pool *p, const pool_item *it, u64 tag)
     u64 seq = p->seq_next;
     slot *s = slot_of(p, seq);
     *s = (slot){.tag = tag, .len = len, .kind = it->kind, .op = it->op};
-    if (len > 0 && !p->in_process && !p->expired) {
+    if (shared && len > 0) {
+        s->shared = it->payload.s;   /* nothing to copy: the workers see it */
+    } else if (len > 0 && !p->in_process && !p->expired) {
         if (goes_inline(p, len)) {
             s->copy = malloc((size_t)len);
             if (!s->copy)
@@ -992,6 +999,16 @@ int pool_submit(pool *p, const pool_item *it, u64 tag)
     return p->stopped ? ERR_STOPPED : ERR_OK;
 }
 
+int pool_submit(pool *p, const pool_item *it, u64 tag)
+{
+    return submit(p, it, tag, false);
+}
+
+int pool_submit_shared(pool *p, const pool_item *it, u64 tag)
+{
+    return submit(p, it, tag, true);
+}
+
 int pool_pump(pool *p)
 {
     if (!check(p))
@@ -1045,24 +1062,5 @@ void pool_stats_get(const pool *p, pool_stats *st)
 
 int pool_cpus(void)
 {
-    int n = 0;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        n = CPU_COUNT(&set);
-    if (n <= 0)
-        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    /* a cgroup v2 CPU quota ("max" or "QUOTA PERIOD") lowers it */
-    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
-    if (f) {
-        char q[32];
-        long long period = 0;
-        if (fscanf(f, "%31s %lld", q, &period) == 2 && strcmp(q, "max") != 0 && period > 0) {
-            long long quota = atoll(q);
-            int lim = (int)((quota + period - 1) / period);
-            if (lim > 0 && lim < n)
-                n = lim;
-        }
-        fclose(f);
-    }
-    return n > 0 ? n : 1;
+    return os_cpus();
 }

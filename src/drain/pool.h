@@ -145,6 +145,14 @@ void pool_free(pool *p);
  * submitted). Items submitted after the deadline are delivered PENDING. */
 int pool_submit(pool *p, const pool_item *it, u64 tag);
 
+/* pool_submit for a payload the workers already see at the same address:
+ * it was in the caller's memory when the workers were forked (a worker
+ * forked later to replace a dead one sees it too), and the caller keeps it
+ * there, unchanged, until the item is delivered. Nothing is copied: the
+ * drain of a queue filled before the pool was made (upstream's end-of-run
+ * drain) costs no copy of its payloads. */
+int pool_submit_shared(pool *p, const pool_item *it, u64 tag);
+
 /* Delivers the results that are ready, without waiting. ERR_OK or ERR_STOPPED. */
 int pool_pump(pool *p);
 
@@ -167,7 +175,7 @@ void pool_set_deadline(pool *p, double deadline);
 
 void pool_stats_get(const pool *p, pool_stats *st);
 
-/* Number of CPUs this process may run on (affinity mask, cgroup quota). */
+/* Number of CPUs this process may run on (os_cpus). */
 int pool_cpus(void);
 
 #endif

@@ -28,6 +28,8 @@ typedef struct dq_entry {
     bool      owned;        /* the payload is ours to free */
     bool      live_failed;  /* failed once in the live lane: left for the drain */
     bool      taken;        /* scratch mark of take_live */
+    bool      pre_fork;     /* buffered when the workers were forked: they see its payload */
+    bool      lent;         /* DQ_LEND: the payload lives until the next drain step only */
 } dq_entry;
 
 struct dq {
@@ -213,13 +215,14 @@ void dq_free(dq *q)
 
 bool dq_enqueue(dq *q, u8 cls, u8 kind, str payload, u64 tag, bool borrow)
 {
-    return dq_enqueue_op(q, cls, kind, 0, payload, tag, borrow);
+    return dq_enqueue_op(q, cls, kind, 0, payload, tag, borrow ? DQ_BORROW : DQ_COPY);
 }
 
-bool dq_enqueue_op(dq *q, u8 cls, u8 kind, u8 op, str payload, u64 tag, bool borrow)
+bool dq_enqueue_op(dq *q, u8 cls, u8 kind, u8 op, str payload, u64 tag, int how)
 {
-    dq_entry x = {.it = {payload, kind, op}, .tag = tag, .cls = cls < DQ_CLASSES ? cls : DQ_CLASSES - 1};
-    if (!borrow) {
+    dq_entry x = {.it = {payload, kind, op}, .tag = tag, .cls = cls < DQ_CLASSES ? cls : DQ_CLASSES - 1,
+                  .lent = how == DQ_LEND};
+    if (how == DQ_COPY) {
         u8 *p = malloc((size_t)payload.len + 1);
         if (!p)
             return false;
@@ -645,22 +648,34 @@ static bool fl_push(dq *q, const dq_entry *x)
 static void drain_deliver(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
 {
     (void)tag;
-    (void)it;
     dq *q = ctx;
     dq_entry x = fl_pop(q);
+    /* the pool's view of the payload: a lent one is gone from the caller */
+    const pool_item *view = it;
     iz rec = 0, failed = 0, expired = 0, kept = 0;
     if (r->state == POOL_DONE) {
         if (q->ops.record)
-            q->ops.record(q->ops.rctx, x.tag, &x.it, r);
+            q->ops.record(q->ops.rctx, x.tag, view, r);
         rec = 1;
     } else if (r->state == POOL_ERROR || r->state == POOL_SKIPPED) {
         if (q->ops.fail)
-            q->ops.fail(q->ops.rctx, x.tag, &x.it, r);
+            q->ops.fail(q->ops.rctx, x.tag, view, r);
         failed = 1;
     } else if (q->ops.expire) {
-        q->ops.expire(q->ops.rctx, x.tag, &x.it, r);
+        q->ops.expire(q->ops.rctx, x.tag, view, r);
         expired = 1;
     } else {
+        if (x.lent) {   /* back to the buffer: it needs bytes of its own now */
+            u8 *p = malloc((size_t)view->payload.len + 1);
+            if (p) {
+                if (view->payload.len)
+                    memcpy(p, view->payload.s, (size_t)view->payload.len);
+                p[view->payload.len] = 0;
+                x.it.payload = str_from(p, view->payload.len);
+                x.owned = true;
+                x.lent = false;
+            }
+        }
         if (q->nkept == q->ckept) {
             iz c = q->ckept ? q->ckept * 2 : 256;
             dq_entry *k = realloc(q->kept, (size_t)c * sizeof *k);
@@ -669,7 +684,7 @@ static void drain_deliver(void *ctx, u64 tag, const pool_item *it, const pool_re
                 q->ckept = c;
             }
         }
-        if (q->nkept < q->ckept) {
+        if (q->nkept < q->ckept && !x.lent) {
             q->kept[q->nkept++] = x;
             kept = 1;
         } else {
@@ -678,7 +693,7 @@ static void drain_deliver(void *ctx, u64 tag, const pool_item *it, const pool_re
             fr.state = POOL_ERROR;
             snprintf(fr.msg, sizeof fr.msg, "out of memory putting the item back in the queue");
             if (q->ops.fail)
-                q->ops.fail(q->ops.rctx, x.tag, &x.it, &fr);
+                q->ops.fail(q->ops.rctx, x.tag, view, &fr);
             failed = 1;
         }
     }
@@ -718,6 +733,12 @@ static int drain_begin(dq *q, err *e)
         .tick_ctx = q,
         .stop = o->stop,
     };
+    /* what is buffered now is in the workers' copies of this process's
+     * memory: those payloads go to them without a copy */
+    pthread_mutex_lock(&q->mu);
+    for (iz i = q->head; i < q->tail; i++)
+        q->e[i].pre_fork = !q->e[i].lent;   /* a lent payload will not stay: it is copied */
+    pthread_mutex_unlock(&q->mu);
     err pe = {0};
     q->pool = pool_new(&po, &pe);
     if (!q->pool && po.workers > 0) {
@@ -755,7 +776,9 @@ static int drain_move(dq *q)
         if (n == 0)
             return ERR_OK;
         for (iz k = 0; k < n; k++) {
-            int rc = fl_push(q, &take[k]) ? pool_submit(q->pool, &take[k].it, take[k].tag) : ERR_NOMEM;
+            int rc = !fl_push(q, &take[k]) ? ERR_NOMEM
+                   : take[k].pre_fork ? pool_submit_shared(q->pool, &take[k].it, take[k].tag)
+                                      : pool_submit(q->pool, &take[k].it, take[k].tag);
             if (rc == ERR_OK)
                 continue;
             if (rc == ERR_NOMEM) {

@@ -91,8 +91,18 @@ void dq_free(dq *q);
  * it alive and unchanged until the item is recorded or failed (or the
  * queue freed). Thread-safe. False when out of memory (nothing enqueued). */
 bool dq_enqueue(dq *q, u8 cls, u8 kind, str payload, u64 tag, bool borrow);
-/* dq_enqueue with the item's op (pool_item.op) for the work. */
-bool dq_enqueue_op(dq *q, u8 cls, u8 kind, u8 op, str payload, u64 tag, bool borrow);
+
+/* How dq_enqueue_op takes the payload. */
+enum {
+    DQ_COPY,     /* copied */
+    DQ_BORROW,   /* the caller keeps it, unchanged, until it is recorded or failed */
+    DQ_LEND,     /* the caller keeps it only until the next dq_drain_step (or dq_drain,
+                    dq_drain_idle) returns: the drain must have begun (it copies the
+                    payload to the workers then) */
+};
+/* dq_enqueue with the item's op (pool_item.op) for the work and a DQ_*
+ * way of taking the payload. */
+bool dq_enqueue_op(dq *q, u8 cls, u8 kind, u8 op, str payload, u64 tag, int how);
 
 typedef struct dq_stats {
     iz enqueued, recorded, failed, expired, buffered, inflight;

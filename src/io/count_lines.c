@@ -12,6 +12,8 @@
 #include "../drain/count_ops.h"
 #include "job.h"
 
+_Static_assert((int)IO_MAX_WORKERS == (int)POOL_MAX_WORKERS, "io.h's limit is the pool's");
+
 /* A tag is where its line is: the input's index and the line number. */
 enum { TAG_LINE_BITS = 44 };
 #define TAG_TOO_LONG ((u64)1 << 63)
@@ -188,7 +190,7 @@ int io_count_lines(const count_model *m, const io_count_opts *o, io_stats *st, e
          * its answer is the error (on_fail) */
         str payload = too_long ? (str){0} : line;
         u8 k = too_long ? POOL_KIND_SMALL : kind;
-        if (!dq_enqueue(c.q, 0, k, payload, make_tag(input, lineno, too_long), true)) {
+        if (!dq_enqueue_op(c.q, 0, k, 0, payload, make_tag(input, lineno, too_long), DQ_LEND)) {
             c.j.fatal = err_set(&c.j.e, ERR_NOMEM, -1, "out of memory");
             break;
         }

@@ -20,6 +20,7 @@ enum {
     IO_MAX_CLASSES = 16,   /* fallback classes told apart in the stats */
     IO_CLASS_LEN   = 64,
     IO_MAX_INPUTS  = 4096,
+    IO_MAX_WORKERS = 256,  /* worker processes a job may ask for (pool.h's POOL_MAX_WORKERS) */
 };
 
 /* Where a job is, for progress lines and the summary. */
