@@ -489,6 +489,58 @@ static void test_linear_accumulation(void)
     arena_fini(&perm);
 }
 
+/* Values nested 300,000 deep (a template can build them in a loop): Jinja2
+ * raises RecursionError when it compares them; recursing that far here would
+ * overflow the C stack. Hashing a tuple that deep crashes CPython itself
+ * (tuplehash has no recursion check): here it is the same RecursionError. */
+static void test_deep_values(void)
+{
+    static const char pre[] =
+        "{% set ns = namespace(l=[], m=[], t=(), u=()) %}{% for j in range(3) %}{% for i in range(100000) %}"
+        "{% set ns.l = [ns.l] %}{% set ns.m = [ns.m] %}{% set ns.t = (ns.t,) %}{% set ns.u = (ns.u,) %}"
+        "{% endfor %}{% endfor %}";
+    static const struct {
+        const char *expr, *msg;
+    } cases[] = {
+        {"{{ ns.l == ns.m }}", "maximum recursion depth exceeded in comparison"},
+        {"{{ ns.l != ns.m }}", "maximum recursion depth exceeded in comparison"},
+        {"{{ ns.l < ns.m }}", "maximum recursion depth exceeded in comparison"},
+        {"{{ [ns.l, ns.m] | sort | length }}", "maximum recursion depth exceeded in comparison"},
+        {"{{ ns.l in [ns.m] }}", "maximum recursion depth exceeded in comparison"},
+        {"{{ ns.t == ns.u }}", "maximum recursion depth exceeded in comparison"},
+        {"{{ {ns.t: 1} | length }}", "maximum recursion depth exceeded while calling a Python object"},
+        {"{{ [ns.t, ns.u] | unique | list | length }}", "maximum recursion depth exceeded while calling a Python object"},
+        {"{{ ns.t in {} }}", "maximum recursion depth exceeded while calling a Python object"},
+    };
+    arena perm;
+    arena_init(&perm, 0);
+    buf src = {0}, out = {0};
+    err ce;
+    for (size_t k = 0; k < countof(cases); k++) {
+        src.len = 0;
+        buf_cstr(&src, pre);
+        buf_cstr(&src, cases[k].expr);
+        tmpl_prog *p = tmpl_compile(&perm, buf_view(&src), &ce, NULL);
+        REQUIRE(p);
+        arena scratch;
+        arena_init(&scratch, 0);
+        tmpl_error te;
+        out.len = 0;
+        int rc = tmpl_render(p, NULL, 0, NULL, &scratch, &out, &te);
+        EXPECT_EQ(rc, ERR_TEMPLATE);
+        if (rc == ERR_TEMPLATE) {
+            EXPECT_STR(str_cstr(te.exc), S("RecursionError"));
+            EXPECT_STR(str_cstr(te.msg), str_cstr(cases[k].msg));
+        } else {
+            printf("#   case %s: %s\n", cases[k].expr, err_code_name(rc));
+        }
+        arena_fini(&scratch);
+    }
+    buf_free(&src);
+    buf_free(&out);
+    arena_fini(&perm);
+}
+
 int main(void)
 {
     RUN(test_cases);
@@ -499,5 +551,6 @@ int main(void)
     RUN(test_caller_tmp);
     RUN(test_deadline);
     RUN(test_linear_accumulation);
+    RUN(test_deep_values);
     return test_done();
 }

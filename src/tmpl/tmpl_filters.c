@@ -1147,12 +1147,10 @@ static tv f_xmlattr(tmpl_rt *rt, tv v, const tv_args *a)
 /* Differences from Jinja2, each failing cleanly where it shows:
  *  - Filters that return iterators in Jinja (map, select, reject,
  *    selectattr, rejectattr, unique, batch, slice, items: generators;
- *    reverse of a list, tuple or dict: reverse iterators) return lists here.
- *    Iterating, joining, `|list`, `|first` and the like agree; what differs
- *    is what Python does with a generator itself: it is always true, has no
- *    len() ("object of type 'generator' has no len()"), cannot be indexed
- *    or reversed (`|last`), prints as "<generator object ...>" and is used
- *    up by one loop. The value model has no flag for that (yet).
+ *    reverse: reverse iterators) return lists flagged TVF_ITER
+ *    (tmpl_value.h): truthy, no len(), no subscripts, used up by one loop,
+ *    as Python's are; only their repr ("<generator object ... at 0x...>",
+ *    an address) is refused.
  *  - ERR_UNSUPPORTED: random with a choice to make, urlize, striptags with
  *    named character references other than amp/lt/gt/quot/apos/nbsp,
  *    pprint of a str/list/tuple/dict whose repr is wider than 80 columns

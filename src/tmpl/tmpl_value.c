@@ -337,10 +337,17 @@ enum { DICT_LINEAR = 8 };
 
 static u64 hash_i64(i64 i) { return hash_mix((u64)i ^ 0x9e3779b97f4a7c15ull); }
 
+/* Values nested deeper than this are refused where Python would raise
+ * RecursionError (comparisons, hashes; repr and json.dumps have their own
+ * checks at PYFMT_MAX_DEPTH): a template can nest a list a million deep in a
+ * loop, and recursing that far would overflow the C stack. */
+enum { TV_MAX_DEPTH = PYFMT_MAX_DEPTH };
+
 /* A hash for a key that never raises: unhashables give 0 (callers that
  * need the TypeError use tv_hash). Equal keys hash equal across int,
- * float and bool, as Python requires. */
-static u64 key_hash(tv v)
+ * float and bool, as Python requires. Past TV_MAX_DEPTH the items are not
+ * looked at (no key that deep gets into a dict: tv_hash refuses it). */
+static u64 key_hash_at(tv v, int depth)
 {
     switch ((tv_kind)v.kind) {
     case TV_STR:    return hash_str(tv_s(v));
@@ -359,16 +366,21 @@ static u64 key_hash(tv v)
     case TV_UNDEF:  return 0x7654321u;
     case TV_TUPLE: {
         u64 h = 0x345678u;
-        for (iz i = 0; i < v.u.list->n; i++)
-            h = hash_mix(h ^ key_hash(v.u.list->v[i]));
+        for (iz i = 0; i < v.u.list->n && depth < TV_MAX_DEPTH; i++)
+            h = hash_mix(h ^ key_hash_at(v.u.list->v[i], depth + 1));
         return h;
     }
     default:        return hash_mix((u64)(uintptr_t)v.u.list);
     }
 }
 
-u64 tv_hash(tmpl_rt *rt, tv v)
+static u64 key_hash(tv v) { return key_hash_at(v, 0); }
+
+/* tv_hash at `depth`: the TypeError of an unhashable item anywhere in v. */
+static u64 hash_at(tmpl_rt *rt, tv v, int depth)
 {
+    if (depth > TV_MAX_DEPTH)
+        tmpl_raise(rt, "RecursionError", "maximum recursion depth exceeded while calling a Python object");
     switch ((tv_kind)v.kind) {
     case TV_LIST:
         if (v.flags & TVF_ITER)
@@ -386,13 +398,15 @@ u64 tv_hash(tmpl_rt *rt, tv v)
         tmpl_raise(rt, "TypeError", "unhashable type: '%s'", tv_type_name(v));
     case TV_TUPLE:
         for (iz i = 0; i < v.u.list->n; i++)
-            tv_hash(rt, v.u.list->v[i]);
+            hash_at(rt, v.u.list->v[i], depth + 1);
         break;
     default:
         break;
     }
     return key_hash(v);
 }
+
+u64 tv_hash(tmpl_rt *rt, tv v) { return hash_at(rt, v, 0); }
 
 /* Keys of a small dict are compared directly; hashes are computed only
  * when the dict grows past DICT_LINEAR and gets its index (tv_entry.hash is
@@ -961,9 +975,16 @@ static int num_cmp(tv a, tv b, bool *ok)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* a == b; with rt, the steps counted (the bytes and items compared). */
-static bool eq(tmpl_rt *rt, tv a, tv b)
+/* a == b; with rt, the steps counted (the bytes and items compared) and
+ * RecursionError past TV_MAX_DEPTH; without, false there (tv_eq compares
+ * dict keys and literals, none of which is nested that deep). */
+static bool eq(tmpl_rt *rt, tv a, tv b, int depth)
 {
+    if (depth > TV_MAX_DEPTH) {
+        if (rt)
+            tmpl_raise(rt, "RecursionError", "maximum recursion depth exceeded in comparison");
+        return false;
+    }
     if (tv_is_number(a) && tv_is_number(b)) {
         bool ok;
         int c = num_cmp(a, b, &ok);
@@ -996,7 +1017,7 @@ static bool eq(tmpl_rt *rt, tv a, tv b)
         if (rt)
             tmpl_work(rt, a.u.list->n);
         for (iz i = 0; i < a.u.list->n; i++)
-            if (!eq(rt, a.u.list->v[i], b.u.list->v[i]))
+            if (!eq(rt, a.u.list->v[i], b.u.list->v[i], depth + 1))
                 return false;
         return true;
     case TV_DICT:
@@ -1009,21 +1030,21 @@ static bool eq(tmpl_rt *rt, tv a, tv b)
         for (iz i = 0; i < tv_dict_n(a.u.dict); i++) {
             tv other;
             if (!tv_dict_get(b.u.dict, tv_dict_e(a.u.dict)[i].key, &other) ||
-                !eq(rt, tv_dict_e(a.u.dict)[i].val, other))
+                !eq(rt, tv_dict_e(a.u.dict)[i].val, other, depth + 1))
                 return false;
         }
         return true;
     case TV_FUNC:
         return a.id == b.id;
     case TV_METHOD:
-        return a.u.method->meth == b.u.method->meth && eq(rt, a.u.method->self, b.u.method->self);
+        return a.u.method->meth == b.u.method->meth && eq(rt, a.u.method->self, b.u.method->self, depth + 1);
     default:
         return a.u.list == b.u.list;   /* identity of the pointed-to object */
     }
 }
 
-bool tv_eq(tv a, tv b) { return eq(NULL, a, b); }
-bool tv_equal(tmpl_rt *rt, tv a, tv b) { return eq(rt, a, b); }
+bool tv_eq(tv a, tv b) { return eq(NULL, a, b, 0); }
+bool tv_equal(tmpl_rt *rt, tv a, tv b) { return eq(rt, a, b, 0); }
 
 static const char *op_text(int op)
 {
@@ -1038,8 +1059,10 @@ static const char *op_text(int op)
 
 /* <0, 0, >0, or 2 for "unordered" (NaN); raises TypeError for types Python
  * does not order. `op` only names the operator in the message. */
-static int order(tmpl_rt *rt, int op, tv a, tv b)
+static int order(tmpl_rt *rt, int op, tv a, tv b, int depth)
 {
+    if (depth > TV_MAX_DEPTH)
+        tmpl_raise(rt, "RecursionError", "maximum recursion depth exceeded in comparison");
     if (tv_is_number(a) && tv_is_number(b)) {
         bool ok;
         int c = num_cmp(a, b, &ok);
@@ -1063,9 +1086,9 @@ static int order(tmpl_rt *rt, int op, tv a, tv b)
         const tv_list *x = a.u.list, *y = b.u.list;
         tmpl_work(rt, MIN(x->n, y->n));
         for (iz i = 0; i < x->n && i < y->n; i++) {
-            if (tv_equal(rt, x->v[i], y->v[i]))
+            if (eq(rt, x->v[i], y->v[i], depth + 1))
                 continue;
-            return order(rt, op, x->v[i], y->v[i]);
+            return order(rt, op, x->v[i], y->v[i], depth + 1);
         }
         return x->n < y->n ? -1 : x->n > y->n ? 1 : 0;
     }
@@ -1075,7 +1098,7 @@ static int order(tmpl_rt *rt, int op, tv a, tv b)
 
 bool tv_compare(tmpl_rt *rt, int op, tv a, tv b)
 {
-    int c = order(rt, op, a, b);
+    int c = order(rt, op, a, b, 0);
     if (c == 2)
         return false;
     switch (op) {
@@ -1089,7 +1112,7 @@ bool tv_compare(tmpl_rt *rt, int op, tv a, tv b)
 
 int tv_cmp3(tmpl_rt *rt, tv a, tv b)
 {
-    int c = order(rt, TMPL_OP_LT, a, b);
+    int c = order(rt, TMPL_OP_LT, a, b, 0);
     return c == 2 ? 0 : c;
 }
 
