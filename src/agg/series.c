@@ -162,16 +162,17 @@ int agg_series_record_float(agg_series *s, double v)
     return ERR_OK;
 }
 
-/* float(int) of sq_hi * 2^128 + sq_lo: correctly rounded, ties to even,
- * as Python converts an int. */
+/* float(int) of hi * 2^128 + lo: correctly rounded, ties to even, as
+ * Python converts an int. hi is below 2^62 (the sum of squares of fewer
+ * than 2^63 values stays below 2^189). */
 static double wide_to_double(u64 hi, u128 lo)
 {
     if (!hi)
         return (double)lo;   /* GCC's conversion rounds correctly */
     /* The top 64 bits and whether any bit below them is set. */
-    int shift = 128 + (64 - __builtin_clzll(hi)) - 64;   /* 65 .. 128 */
-    u64 top = (u64)(((u128)hi << (128 - shift)) | (shift < 128 ? lo >> shift : 0));
-    bool sticky = shift < 128 ? (lo & (((u128)1 << shift) - 1)) != 0 : lo != 0;
+    int shift = 64 + (64 - __builtin_clzll(hi));   /* 65 .. 126 */
+    u64 top = (u64)(((u128)hi << (128 - shift)) | (lo >> shift));
+    bool sticky = (lo & (((u128)1 << shift) - 1)) != 0;
     u64 mant = top >> 11;
     u64 rest = top & 0x7ff;
     if (rest > 0x400 || (rest == 0x400 && (sticky || (mant & 1))))

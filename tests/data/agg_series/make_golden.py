@@ -169,6 +169,22 @@ case("int-huge-negative", [I64_MIN, I64_MIN + 1, -(2**62), -1, 0, 1, I64_MAX], h
 case("int-huge-negative-only", [I64_MIN, I64_MIN], high=I64_MAX)
 case("int-sumsq-2^128", [I64_MAX] * 5 + [I64_MIN] * 3)
 case("int-sumsq-tie", [2**32 + 1] * 3 + [2**40 + 3] * 2)
+# float(sum_sq) rounds once: 4 * 2^126 + 2^75 + 1 is above the tie and
+# goes up (rounding the low part first would fall on the tie and go down);
+# without the 1 it is a tie and goes to even.
+case("int-sumsq-round-up", [I64_MIN] * 4 + [2**37, 2**37, 1])
+case("int-sumsq-tie-even", [I64_MIN] * 4 + [2**37, 2**37])
+case("int-sumsq-tie-odd", [I64_MIN] * 4 + [2**38, 2**37, 2**37])
+# An interior edge that is exactly 2^61 (edges over 2^40 .. 2^62 in 22
+# buckets): the HDR value 2^61 - 1 is below it (bisect_right compares the
+# int exactly), while the exact path's float(2^61 - 1) is 2^61, on it.
+case("int-edge-exact-compare", [2**40, 2**62, 2**61 - 1, 2**61 - 5, 2**61, 2**60, 2**61 + 1],
+     high=I64_MAX, buckets=22)
+# hdrh's unit magnitude is floor(log(low) / log(2)) in doubles: 48 for
+# 2^48 - 1, one more than its bit length says.
+for low in (2**48 - 1, 2**48, 2**53 - 1):
+    case(f"int-low-quirk-{low}", [1, low - 1, low, low + 1, 2**49, 2**50 + 12345, 2**55, 2**60],
+         low=low, high=2**62)
 case("int-huge-high-2^62", [2**62, 2**62 + 1, 2**62 - 1, 2**61, 5], high=2**62 + 5)
 case("float-huge-i64-high", [float(v) for v in HUGE] + [1.8e19, 9.3e18, 2.0**63, 1e19], dtype=float, high=I64_MAX)
 case("float-huge-clamped", [1.8e19, 1e15, 3.6e12, 3.6000000000001e12, 0.5], dtype=float)
