@@ -2,7 +2,8 @@
  * upstream's own SeriesSampler: every case of
  * tests/data/agg_series/cases.jsonl (made by make_golden.py) is replayed
  * and each field of each statistic is compared as the text json.dumps
- * writes, byte for byte. Then the early-stopping kernel and Python's
+ * writes, byte for byte (each line, parsed and written again, is first
+ * checked to give the file's bytes back). Then the early-stopping kernel and Python's
  * lgamma at known points, the options upstream refuses, the values
  * record_float refuses, and out of memory (in a child process whose
  * sanitizer allocator returns NULL past 1 MB). */
@@ -224,11 +225,25 @@ static void test_golden(void)
 {
     arena a;
     arena_init(&a, 0);
-    json **rows;
-    iz n = test_read_jsonl(&a, GOLDEN, &rows);
+    err e = {0};
+    str src = os_read_file(&a, GOLDEN, &e);
+    REQUIRE(src.s);
+    str *lines;
+    iz n = test_lines_of(&a, src, &lines);
     REQUIRE(n > 0);
+    buf redump = {0};
     for (iz r = 0; r < n; r++) {
-        const json *c = rows[r];
+        const json *c = json_parse(&a, lines[r], NULL, &e);
+        REQUIRE(c);
+        /* The expected texts are the parsed values written again: that
+         * gives Python's bytes back, the whole line. */
+        pyfmt_dumps_opts dumps = {.ensure_ascii = true};
+        redump.len = 0;
+        REQUIRE(pyfmt_json_dumps(&redump, c, &dumps, NULL, &e));
+        if (!str_eq(buf_view(&redump), lines[r])) {
+            show_diff("golden line written again", buf_view(&redump), lines[r]);
+            test_cur_failed = 1;
+        }
         const json *jn = json_get_type(c, S("case"), JSON_STR);
         REQUIRE(jn);
         char name[128];
@@ -242,7 +257,6 @@ static void test_golden(void)
             .n_buckets = (int)json_get_type(c, S("n_buckets"), JSON_INT)->u.i,
             .early_stopping = json_get_type(c, S("early_stopping"), JSON_BOOL)->u.b,
         };
-        err e = {0};
         agg_series *s = agg_series_new(&o, &e);
         if (!s) {
             printf("#   %s: agg_series_new: %s\n", name, e.msg);
@@ -271,6 +285,7 @@ static void test_golden(void)
     }
     printf("# %td cases, %td statistics compared, %td mismatched\n", n_cases, n_stats, n_mismatched);
     EXPECT(n_cases == n);
+    buf_free(&redump);
     arena_fini(&a);
 }
 
