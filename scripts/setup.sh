@@ -10,7 +10,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Debian packages: compiler and make, pkg-config and the libraries found
 # through it, clang for the libFuzzer targets, node/npm for `npm pack`.
-pkgs="build-essential python3 pkg-config libpcre2-dev libutf8proc-dev clang libclang-rt-14-dev nodejs npm ca-certificates"
+pkgs="build-essential python3 pkg-config libpcre2-dev libutf8proc-dev libsqlite3-dev zlib1g-dev clang libclang-rt-14-dev nodejs npm ca-certificates"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
