@@ -89,7 +89,7 @@ static bool truthy(const json *v)
     case JSON_NULL:  return false;
     case JSON_BOOL:  return v->u.b;
     case JSON_INT:   return v->big || v->u.i != 0;
-    case JSON_FLOAT: return v->u.f != 0;
+    case JSON_FLOAT: return fpclassify(v->u.f) != FP_ZERO;
     case JSON_STR:   return v->u.s.len > 0;
     case JSON_ARR:   return v->u.arr.n > 0;
     case JSON_OBJ:   return v->u.obj.n > 0;
@@ -133,8 +133,8 @@ static rnum num(rp *r, const json *v)
 static rnum need_num(rp *r, const json *v, const char *where, const char *what, const char *op)
 {
     if (!is_num(v))
-        fail(r, ERR_INVALID, v, "%s%s: %s is a %s, not a number (upstream: TypeError at %s)", where, what,
-             what, pytype(v), op);
+        fail(r, ERR_INVALID, v, "%s%s: a %s, not a number (upstream: TypeError at %s)", where, what, pytype(v),
+             op);
     return num(r, v);
 }
 
@@ -889,8 +889,10 @@ enum { SCALED_MAX = 400 };   /* "%.2f" of the largest double: 309 digits, the po
 /* f"{x:.2f}" into t (SCALED_MAX bytes); its length. */
 static int fmt_2f_to(char *t, double x)
 {
-    if (isnan(x))
-        return (int)(memcpy(t, "nan", 3), 3);
+    if (isnan(x)) {
+        memcpy(t, "nan", 3);
+        return 3;
+    }
     return snprintf(t, SCALED_MAX, "%.2f", x);
 }
 
@@ -898,8 +900,10 @@ static int fmt_2f_to(char *t, double x)
  * into t; its length. */
 static int scaled_to(rp *r, char *t, const json *v, double scale, const char *where, const char *what)
 {
-    if (is_null(v))
-        return (int)(memcpy(t, "N/A", 3), 3);
+    if (is_null(v)) {
+        memcpy(t, "N/A", 3);
+        return 3;
+    }
     rnum x = need_num(r, v, where, what, "v * scale_factor"), s = rnum_float(scale), out;
     return fmt_2f_to(t, chk(r, rnum_mul(&r->a, &x, &s, &out), out, v, where, what).f);
 }
@@ -1000,9 +1004,13 @@ static void display_metric(rp *r, buf *b, const mdict *m, const char *unit, doub
             /* "#" * int(count * normalize) */
             rnum p = chk(r, rnum_mul(&r->a, &cn[i], &norm, &out), out, m->cnt[i], m->where, "count * normalize");
             rnum bar = chk(r, rnum_to_int(&r->a, &p, &out), out, m->cnt[i], m->where, "int(count * normalize)");
-            rnum lim = rnum_int(&r->a, 1000);
-            if (rnum_cmp(&r->a, &bar, &lim) == 1)   /* count <= max_count keeps it near 30 */
-                fail(r, ERR_INVALID, m->cnt[i], "%shistogram: a bar longer than 1000", m->where);
+            /* str * int wants a Py_ssize_t even when it gives "" */
+            rnum lo = rnum_int(&r->a, INT64_MIN), lim = rnum_int(&r->a, 1000);
+            if (rnum_cmp(&r->a, &bar, &lo) == -1)
+                fail(r, ERR_INVALID, m->cnt[i], "%shistogram count: \"#\" * int(count * normalize) (upstream "
+                     "raises OverflowError: cannot fit 'int' into an index-sized integer)", m->where);
+            if (rnum_cmp(&r->a, &bar, &lim) == 1)   /* count <= max_count keeps it at 30 or below */
+                fail(r, ERR_INVALID, m->cnt[i], "%shistogram count: a bar longer than 1000", m->where);
             buf_cstr(b, "  ");
             rjust(b, label[i], width);
             buf_cstr(b, " |");
@@ -1133,7 +1141,7 @@ int agg_report_build(str snapshot_json, const agg_report_opts *o, buf *summary, 
         if (!snap) {
             if (e) {
                 *e = pe;
-                err_prefix(e, "final snapshot: not JSON json.loads and tally both read");
+                err_prefix(e, "final snapshot: not JSON");
             }
             rc = pe.code ? pe.code : ERR_SYNTAX;
         } else {

@@ -173,7 +173,7 @@ static double round_to_double(u64 v, bool sticky, iz e)
     int len = 64 - __builtin_clzll(v);
     iz top = len - 1 + e;             /* exponent of the leading bit */
     if (top > 1100)
-        return INFINITY;
+        return HUGE_VAL;
     iz keep = top >= -1022 ? 53 : 53 - (-1022 - top);
     if (keep <= 0) {
         /* Below half the smallest subnormal, or exactly at it (a tie, which
@@ -382,7 +382,7 @@ rnum_exc rnum_div(arena *a, const rnum *x, const rnum *y, rnum *out)
     } else {
         double p, q;
         r = both_double(x, y, &p, &q);
-        if (!r && q == 0)
+        if (!r && fpclassify(q) == FP_ZERO)
             r = RNUM_ZERO_DIVISION;
         if (!r)
             v = p / q;
@@ -474,7 +474,7 @@ int rnum_cmp(arena *a, const rnum *x, const rnum *y)
 
 bool rnum_is_zero(const rnum *x)
 {
-    return x->is_float ? x->f == 0 : x->sign == 0;
+    return x->is_float ? fpclassify(x->f) == FP_ZERO : x->sign == 0;
 }
 
 /* ---- text -------------------------------------------------------------------- */

@@ -307,6 +307,11 @@ def cases():
     add("hand-hist-negative", hand_snapshot([hand_series(2, 3, 1, 2, 5.0,
                                                          hist=[[[1, 2], -4], [[2, 3], -1], [[3, 4], -7.5]])]),
         "negative counts")
+    add("hand-hist-quite-negative", hand_snapshot([hand_series(2, 3, 1, 2, 5.0,
+                                                               hist=[[[1, 2], 9], [[2, 3], -(2**60)]])]),
+        "a negative count whose bar still fits an index: \"\"")
+    add("hand-hist-min-index", hand_snapshot([hand_series(2, 3, 1, 2, 5.0, hist=[[[1, 2], 0], [[2, 3], -(2**63)]])]),
+        "normalize 1 and a count of -2**63: \"#\" * -2**63 is \"\"")
     add("hand-hist-floats", hand_snapshot([hand_series(2, 3, 1, 2, 5.0,
                                                        hist=[[[1.5, 2.25], 0.5], [[2.25, 3e3], 7.25],
                                                              [[3e3, 1e300], 3]])]),
@@ -493,6 +498,12 @@ def cases():
       + ", \"histogram\": [[[1, 2], -1e999], [[2, 3], 1]]}]}", "a count -inf", "count")
     e("bad-hist-count-huge", hand_snapshot([hand_series(2, 3, 1, 2, 5.0, hist=[[[1, 2], 10**400], [[2, 3], 1]])]),
       "float(10**400)", "count")
+    e("bad-hist-count-very-negative", hand_snapshot([hand_series(2, 3, 1, 2, 5.0,
+                                                                 hist=[[[1, 2], 9], [[2, 3], -(2**62)]])]),
+      "\"#\" * -1.5e19: not an index-sized integer", "histogram count")
+    e("bad-hist-count-very-negative-int", hand_snapshot([hand_series(2, 3, 1, 2, 5.0,
+                                                                     hist=[[[1, 2], 0], [[2, 3], -(2**63) - 1]])]),
+      "\"#\" * (-2**63 - 1) with normalize 1", "histogram count")
     e("bad-es-truthy-int", hand_snapshot([hand_series(2, 3, 1, 2, 5.0, es=5)]), "ES map 5", "early_stopping")
     e("bad-es-list", hand_snapshot([hand_series(0, 0, 0, 0, 0, es=[1])]), "ES map [1]", "early_stopping")
     e("bad-es-value-str", hand_snapshot([hand_series(2, 3, 1, 2, 5.0, es={"50.0": "x"})]), "an estimate a str",
