@@ -316,9 +316,11 @@ def cases():
                                                        hist=[[[1.5, 2.25], 0.5], [[2.25, 3e3], 7.25],
                                                              [[3e3, 1e300], 3]])]),
         "float counts and edges")
-    add("hand-hist-49", hand_snapshot([hand_series(98, 300, 1, 5, 999.0,
-                                                   hist=[[[1, 2], 49], [[2, 3], 48], [[3, 4], 1]])]),
-        "max 49: 49 * (30 / 49) is not 30")
+    add("hand-hist-11", hand_snapshot([hand_series(24, 300, 1, 5, 999.0,
+                                                   hist=[[[1, 2], 11], [[2, 3], 13], [[3, 4], 11]]),
+                                       hand_series(11, 30, 1, 5, 99.0, name="isl",
+                                                   hist=[[[1, 2], 11], [[2, 3], 10], [[3, 4], 1]])]),
+        "max 11: 11 * (30 / 11) is 29.999999999999996, a bar of 29")
     add("hand-hist-long-rng", hand_snapshot([hand_series(2, 3, 1, 2, 5.0, hist=[[[1, 2, 99, "x"], 2]])]),
         "a bucket of four values: the first two")
     add("hand-hist-big-counts", hand_snapshot([hand_series(2, 3, 1, 2, 5.0,
