@@ -1,9 +1,7 @@
 /* report_num.c - Python's int and float arithmetic for the report
  * (report_num.h): magnitudes as little-endian 32-bit limbs in an arena,
  * schoolbook add, subtract and multiply, and one rounding routine that
- * every int-to-float path (float(int), int / int) goes through, so that
- * all of them round the way CPython does: to nearest, ties to even, with
- * subnormals and overflow. */
+ * every int-to-float path goes through, rounding as CPython does. */
 #include <math.h>
 
 #include "../json/pyfmt.h"
