@@ -108,8 +108,20 @@ $(COUNT_INPUTS) &:
 	$(Q)(cd build/inputs && sha256sum --quiet -c ../../tests/data/count/INPUTS.sha256) || \
 	    { echo "build/inputs: rebuilt inputs differ from tests/data/count/INPUTS.sha256" >&2; rm -f $(COUNT_INPUTS); exit 1; }
 $(TST)/test_count_golden: $(TST)/tests/sha256.o
+$(TST)/test_agg_event: $(TST)/tests/sha256.o
 test-build: $(COUNT_INPUTS)
 bench: $(COUNT_INPUTS)
+
+# The event decoder's corpus (tests/data/agg_event) is rebuilt from the
+# generated logs and the committed mutation script (python3 only) and
+# checked against the checksum its golden was made from.
+EVENT_CORPUS := build/agg_event/corpus.jsonl
+$(EVENT_CORPUS): tests/data/agg_event/corpus.py tests/data/agg/gen_events.py tests/data/agg_event/golden.jsonl
+	@mkdir -p $(dir $@)
+	$(Q)python3 tests/data/agg_event/corpus.py corpus $@.tmp 2>/dev/null
+	$(Q)python3 tests/data/agg_event/corpus.py check $@.tmp || { rm -f $@.tmp; exit 1; }
+	$(Q)mv $@.tmp $@
+test-build: $(EVENT_CORPUS)
 
 test-build: $(TESTS) $(TST)/tally $(TEXTS) $(CONTEXTS) ## build the tests with ASan+UBSan
 

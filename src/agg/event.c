@@ -1,0 +1,1270 @@
+/* event.c - the decoder of one events.jsonl line (event.h): a reader that
+ * walks the line as msgspec 0.20's JSON decoder walks it for upstream's
+ * EventRecord (msgspec/_core.c: json_decode, json_skip and their helpers),
+ * so that it takes and refuses the same lines and stops at the same first
+ * error with the same exception and message; then the payload's tree is
+ * built with json_parse. The Python-side pieces (the topic hook of
+ * core/record.py, str() and repr() in its messages, CPython's UTF-8
+ * decoder's errors) are in event_py.c.
+ *
+ * msgspec reads a value in one of two modes, and so does this file: a
+ * value the struct keeps is *decoded* against its type (a wrong type is a
+ * ValidationError at once, even before the value's own syntax is looked
+ * at: '[' where an int is wanted); a value it drops (an unknown key, an
+ * extra payload element) is *skipped*, checked only as JSON and with
+ * slightly different messages and byte offsets. Both are ported branch by
+ * branch; the comments name the msgspec function each one follows. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "event.h"
+#include "event_py.h"
+#include "../base/utf8.h"
+
+/* ---- event types ------------------------------------------------------------ */
+
+static const char *const topics[AGG_EV_COUNT] = {
+    "session.started", "session.ended", "session.stop_loadgen", "session.start_performance_tracking",
+    "session.stop_performance_tracking", "error.generic", "error.loadgen", "error.session", "error.client",
+    "sample.issued", "sample.complete", "sample.recv_first", "sample.recv_non_first",
+};
+
+bool agg_ev_is_session(int type) { return type >= AGG_EV_SESSION_STARTED && type <= AGG_EV_SESSION_STOP_TRACKING; }
+bool agg_ev_is_error(int type) { return type >= AGG_EV_ERROR_GENERIC && type <= AGG_EV_ERROR_CLIENT; }
+bool agg_ev_is_sample(int type) { return type >= AGG_EV_SAMPLE_ISSUED && type <= AGG_EV_SAMPLE_RECV_NON_FIRST; }
+
+const char *agg_ev_topic(int type)
+{
+    return type >= 0 && type < AGG_EV_COUNT ? topics[type] : "";
+}
+
+/* ---- types: msgspec's TypeNode, for the fields of EventRecord ---------------- */
+
+enum {
+    T_ANY = 1 << 0,
+    T_INT = 1 << 1,
+    T_STR = 1 << 2,
+    T_DICT = 1 << 3,     /* dict[str, Any] */
+    T_ARR = 1 << 4,      /* tuple[el, ...] */
+    T_UNION = 1 << 5,    /* the tagged array-like union of the payloads */
+    T_STRUCT = 1 << 6,   /* EventRecord (a map) */
+    T_NULL = 1 << 7,
+    T_CUSTOM = 1 << 8,   /* EventType: decoded as Any, then the hook */
+};
+
+typedef struct ty {
+    u16 f;
+    const struct ty *el;   /* T_ARR: the element type */
+} ty;
+
+static const ty t_any = {T_ANY, NULL};
+static const ty t_topic = {T_ANY | T_CUSTOM, NULL};
+static const ty t_int = {T_INT, NULL};
+static const ty t_str = {T_STR, NULL};
+static const ty t_int_null = {T_INT | T_NULL, NULL};
+static const ty t_str_null = {T_STR | T_NULL, NULL};
+static const ty t_data = {T_UNION | T_NULL, NULL};
+static const ty t_record = {T_STRUCT, NULL};
+static const ty t_ids = {T_ARR | T_NULL, &t_int};                 /* tuple[int, ...] | None */
+static const ty t_dict = {T_DICT, NULL};                          /* dict[str, Any] */
+static const ty t_dicts_null = {T_ARR | T_NULL, &t_dict};         /* tuple[dict[str, Any], ...] | None */
+static const ty t_dict_null = {T_DICT | T_NULL, NULL};
+static const ty t_str_dict_null = {T_STR | T_DICT | T_NULL, NULL};
+static const ty t_output = {T_STR | T_ARR, &t_str};               /* str | tuple[str, ...] */
+static const ty t_output_null = {T_STR | T_ARR | T_NULL, &t_str};
+static const ty t_anys_null = {T_ARR | T_NULL, &t_any};           /* tuple[Any, ...] | None */
+
+/* typenode_simple_repr: "int | null", "str | object | null", ... */
+static void ty_repr(const ty *t, char *out, size_t cap)
+{
+    if (t->f & T_ANY) {
+        snprintf(out, cap, "any");
+        return;
+    }
+    static const struct { u16 f; const char *name; } parts[] = {
+        {T_INT, "int"}, {T_STR, "str"}, {T_DICT | T_STRUCT, "object"}, {T_ARR | T_UNION, "array"}, {T_NULL, "null"},
+    };
+    size_t n = 0;
+    out[0] = 0;
+    for (iz k = 0; k < countof(parts); k++)
+        if (t->f & parts[k].f) {
+            int w = snprintf(out + n, cap - n, "%s%s", n ? " | " : "", parts[k].name);
+            n += w > 0 ? (size_t)w : 0;
+            if (n >= cap)
+                break;
+        }
+}
+
+/* The payload structs: tag, fields (types and names for paths), the
+ * number of leading fields without a default. */
+typedef struct payload {
+    const char *tag;
+    int kind;
+    int nfields, nrequired;
+    const ty *types[7];
+} payload;
+
+static const payload payloads[3] = {
+    {"TextModelOutput", AGG_DATA_OUTPUT, 3, 0, {&t_output, &t_output_null, &t_anys_null}},
+    {"PromptData", AGG_DATA_PROMPT, 7, 0,
+     {&t_str_null, &t_ids, &t_dicts_null, &t_dicts_null, &t_dict_null, &t_str_null, &t_str_dict_null}},
+    {"ErrorData", AGG_DATA_ERROR, 2, 1, {&t_str, &t_str}},
+};
+
+/* EventRecord's fields, in order. */
+enum { F_EVENT_TYPE, F_TIMESTAMP, F_UUID, F_CONV, F_TURN, F_DATA, F_FINISH, F_WORKER, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+    "event_type", "timestamp_ns", "sample_uuid", "conversation_id", "turn", "data", "finish_reason", "worker_id",
+};
+static const ty *const field_types[F_COUNT] = {
+    &t_topic, &t_int, &t_str, &t_str, &t_int_null, &t_data, &t_str, &t_int,
+};
+
+/* ---- paths: msgspec's PathNode ---------------------------------------------- */
+
+enum { P_FIELD, P_INDEX, P_ELLIPSIS };
+
+typedef struct path {
+    const struct path *up;
+    int kind;
+    iz index;
+    const char *name;
+} path;
+
+/* PathNode_ErrSuffix: " - at `$.data[3][0][...]`", or "" at the top. */
+static void path_suffix(const path *p, buf *b)
+{
+    if (!p)
+        return;
+    const path *chain[64];
+    int n = 0;
+    bool cut = false;
+    for (const path *q = p; q; q = q->up) {
+        if (n == countof(chain)) {
+            cut = true;   /* deeper than any message needs: the root end is kept */
+            break;
+        }
+        chain[n++] = q;
+    }
+    buf_cstr(b, " - at `$");
+    if (cut)
+        buf_cstr(b, "...");
+    for (int k = n - 1; k >= 0; k--) {
+        const path *q = chain[k];
+        if (q->kind == P_FIELD) {
+            buf_byte(b, '.');
+            buf_cstr(b, q->name);
+        } else if (q->kind == P_ELLIPSIS) {
+            buf_cstr(b, "[...]");
+        } else {
+            buf_printf(b, "[%td]", q->index);
+        }
+    }
+    buf_byte(b, '`');
+}
+
+/* ---- the reader ---------------------------------------------------------------- */
+
+typedef struct dec {
+    const u8 *beg, *p, *end;
+    int depth;            /* Py_EnterRecursiveCall levels */
+    int wire;             /* levels of the kept value being decoded, empty containers not counted */
+    int wire_max;
+    bool overflow;        /* a kept int outside [-2^63, 2^64 - 1] */
+    arena *a;
+    agg_decode_error *de;
+    int code;             /* of the error, ERR_OK while none */
+    buf msg;              /* the error's message being built */
+    u8 *scratch;          /* unescaped strings */
+    iz scap;
+    struct record *rec;   /* what the record's fields decode to */
+} dec;
+
+/* What a decoded value is, for the callers that keep something of it. */
+typedef struct val {
+    u8 kind;              /* V_* */
+    bool neg;
+    i64 i;                /* V_INT: the value (INT64_MAX when above) */
+    u64 u;                /* V_INT: its magnitude */
+    bool big;             /* V_INT beyond 64 bits */
+    str s;                /* V_STR: the unescaped bytes (input or scratch) */
+    bool in_scratch;
+    const u8 *at, *to;    /* the value's bytes in the input */
+    int tag;              /* V_PAYLOAD: index into payloads */
+    const u8 *last;       /* V_PAYLOAD: the end of its last field (elements after it skipped) */
+    bool extras;          /* V_PAYLOAD: elements were skipped */
+    bool overflow;        /* a record field's value holds an int beyond 64 bits */
+    int wire;             /* a record field's value: its levels for the wire */
+} val;
+
+enum { V_NULL, V_BOOL, V_INT, V_FLOAT, V_STR, V_ARR, V_OBJ, V_PAYLOAD, V_RECORD };
+
+static bool fail_with(dec *d, int code, const char *cls)
+{
+    if (d->code == ERR_OK) {
+        d->code = code;
+        if (d->de)
+            snprintf(d->de->cls, sizeof d->de->cls, "%s", cls);
+    }
+    return false;
+}
+
+/* json_err_invalid: "JSON is malformed: <what> (byte N)" at d->p. */
+static bool malformed(dec *d, const char *what)
+{
+    d->msg.len = 0;
+    buf_printf(&d->msg, "JSON is malformed: %s (byte %td)", what, d->p - d->beg);
+    return fail_with(d, ERR_SYNTAX, "DecodeError");
+}
+
+/* ms_err_truncated */
+static bool truncated(dec *d)
+{
+    d->msg.len = 0;
+    buf_cstr(&d->msg, "Input data was truncated");
+    return fail_with(d, ERR_SYNTAX, "DecodeError");
+}
+
+/* ms_raise_validation_error: the message, then the path's suffix. */
+static bool invalid(dec *d, const path *pa, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static bool invalid(dec *d, const path *pa, const char *fmt, ...)
+{
+    d->msg.len = 0;
+    char m[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    buf_cstr(&d->msg, m);
+    path_suffix(pa, &d->msg);
+    return fail_with(d, ERR_INVALID, "ValidationError");
+}
+
+/* ms_validation_error: "Expected `<type>`, got `<what>`". */
+static bool wrong_type(dec *d, const ty *t, const path *pa, const char *got)
+{
+    char want[64];
+    ty_repr(t, want, sizeof want);
+    return invalid(d, pa, "Expected `%s`, got `%s`", want, got);
+}
+
+/* Py_EnterRecursiveCall(" while deserializing an object") */
+static bool enter(dec *d)
+{
+    if (d->depth >= AGG_EVENT_MAX_DEPTH) {
+        d->msg.len = 0;
+        buf_cstr(&d->msg, "maximum recursion depth exceeded while deserializing an object");
+        return fail_with(d, ERR_LIMIT, "RecursionError");
+    }
+    d->depth++;
+    return true;
+}
+
+static inline void leave(dec *d) { d->depth--; }
+
+/* json_peek_skip_ws: the next byte after JSON whitespace, or truncated. */
+static inline bool peek(dec *d, u8 *c)
+{
+    while (d->p < d->end) {
+        u8 x = *d->p;
+        if (x != ' ' && x != '\n' && x != '\r' && x != '\t') {
+            *c = x;
+            return true;
+        }
+        d->p++;
+    }
+    return truncated(d);
+}
+
+static inline bool is_digit(u8 c) { return c >= '0' && c <= '9'; }
+
+/* ---- strings ------------------------------------------------------------------- */
+
+/* char_types: -1 for '"', '\\' and control bytes, 1 for non-ASCII, 0 else. */
+static inline bool special(u8 c) { return c == '"' || c == '\\' || c < 0x20; }
+
+static bool scratch_put(dec *d, iz *n, const u8 *p, iz len)
+{
+    if (*n + len + 4 > d->scap) {
+        iz cap = d->scap ? d->scap : 256;
+        while (cap < *n + len + 4)
+            cap *= 2;
+        u8 *s = arena_alloc_nz(d->a, 1, 1, cap);
+        if (*n)
+            memcpy(s, d->scratch, (size_t)*n);
+        d->scratch = s;
+        d->scap = cap;
+    }
+    memcpy(d->scratch + *n, p, (size_t)len);
+    *n += len;
+    return true;
+}
+
+/* json_read_codepoint: 4 hex digits (the position of an error is after
+ * the bad digit, as msgspec advances before it looks). */
+static bool read_cp(dec *d, u32 *out)
+{
+    if (d->end - d->p < 4)
+        return truncated(d);
+    u32 cp = 0;
+    for (int k = 0; k < 4; k++) {
+        u8 c = *d->p++;
+        if (c >= '0' && c <= '9')
+            c = (u8)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            c = (u8)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            c = (u8)(c - 'A' + 10);
+        else
+            return malformed(d, "invalid character in unicode escape");
+        cp = (cp << 4) + c;
+    }
+    *out = cp;
+    return true;
+}
+
+/* After "\u": one code point, a surrogate pair taken whole. `skip` picks
+ * json_skip_string's message for a missing second half. */
+static bool unicode_escape(dec *d, bool skip, u32 *out)
+{
+    u32 cp;
+    if (!read_cp(d, &cp))
+        return false;
+    if (cp >= 0xdc00 && cp <= 0xdfff)
+        return malformed(d, "invalid utf-16 surrogate pair");
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (d->end - d->p < 6)
+            return truncated(d);
+        if (d->p[0] != '\\' || d->p[1] != 'u')
+            return malformed(d, skip ? "unexpected end of hex escape"
+                                     : "unexpected end of escaped utf-16 surrogate pair");
+        d->p += 2;
+        u32 lo;
+        if (!read_cp(d, &lo))
+            return false;
+        if (lo < 0xdc00 || lo > 0xdfff)
+            return malformed(d, "invalid utf-16 surrogate pair");
+        cp = 0x10000 + (((cp - 0xd800) << 10) | (lo - 0xdc00));
+    }
+    *out = cp;
+    return true;
+}
+
+/* json_skip_string, at the opening quote. */
+static bool skip_string(dec *d)
+{
+    d->p++;
+    for (;;) {
+        while (d->p < d->end && !special(*d->p))
+            d->p++;
+        if (d->p == d->end)
+            return truncated(d);
+        u8 c = *d->p;
+        if (c == '"') {
+            d->p++;
+            return true;
+        }
+        if (c != '\\')
+            return malformed(d, "invalid character");
+        d->p++;
+        if (d->p == d->end)
+            return truncated(d);
+        switch (*d->p) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            d->p++;
+            break;
+        case 'u': {
+            d->p++;
+            u32 cp;
+            if (!unicode_escape(d, true, &cp))
+                return false;
+            break;
+        }
+        default:
+            return malformed(d, "invalid escaped character");
+        }
+    }
+}
+
+/* json_decode_string_view (and _copy), at the opening quote: the
+ * unescaped bytes, in place when there is no escape, else in scratch.
+ * *nonascii: some byte >= 0x80 or a \u escape (msgspec's !is_ascii), the
+ * case where a str wanted is decoded as UTF-8 and may fail. */
+static bool string_view(dec *d, str *out, bool *nonascii, bool *copied)
+{
+    d->p++;
+    const u8 *start = d->p;
+    bool na = false;
+    /* the first run, up to a quote, backslash or control byte: most
+     * strings end there (json_swar_mask also flags DEL and non-ASCII
+     * bytes, which are part of the string) */
+    for (;;) {
+        while (d->end - d->p >= 8) {
+            u64 w;
+            memcpy(&w, d->p, 8);
+            u64 m = json_swar_mask(w);
+            if (m) {
+                d->p += json_swar_first(m);
+                break;
+            }
+            d->p += 8;
+        }
+        if (d->p == d->end)
+            return truncated(d);
+        u8 c = *d->p;
+        if (c < 0x80 && special(c))
+            break;
+        na |= c >= 0x80;
+        d->p++;
+    }
+    if (*d->p == '"') {
+        *out = str_from(start, d->p - start);
+        d->p++;
+        *nonascii = na;
+        *copied = false;
+        return true;
+    }
+    /* json_decode_string_view_copy: escapes (or a control byte) */
+    iz n = 0;
+    for (;;) {
+        u8 c = *d->p;
+        if (c == '\\') {
+            scratch_put(d, &n, start, d->p - start);
+            d->p++;
+            if (d->p == d->end)
+                return truncated(d);
+            c = *d->p++;
+            u8 one;
+            switch (c) {
+            case 'n': one = '\n'; break;
+            case '"': one = '"'; break;
+            case 't': one = '\t'; break;
+            case 'r': one = '\r'; break;
+            case '\\': one = '\\'; break;
+            case '/': one = '/'; break;
+            case 'b': one = '\b'; break;
+            case 'f': one = '\f'; break;
+            case 'u': {
+                na = true;
+                u32 cp;
+                if (!unicode_escape(d, false, &cp))
+                    return false;
+                u8 enc[4];
+                int k = utf8_encode(cp, enc);
+                scratch_put(d, &n, enc, k);
+                start = d->p;
+                goto next;
+            }
+            default:
+                return malformed(d, "invalid escape character in string");
+            }
+            scratch_put(d, &n, &one, 1);
+            start = d->p;
+        } else if (c == '"') {
+            scratch_put(d, &n, start, d->p - start);
+            d->p++;
+            *out = str_from(d->scratch, n);
+            *nonascii = na;
+            *copied = true;
+            return true;
+        } else {
+            return malformed(d, "invalid character");
+        }
+    next:
+        while (d->p < d->end && !special(*d->p)) {
+            na |= *d->p >= 0x80;
+            d->p++;
+        }
+        if (d->p == d->end)
+            return truncated(d);
+    }
+}
+
+/* PyUnicode_DecodeUTF8 of a decoded string: UnicodeDecodeError as CPython
+ * words it, positions in the unescaped bytes. */
+static bool utf8_check(dec *d, str s)
+{
+    if (utf8_invalid_at(s) < 0)
+        return true;
+    d->msg.len = 0;
+    agg_py_utf8_error(s, &d->msg);
+    return fail_with(d, ERR_UTF8, "UnicodeDecodeError");
+}
+
+/* ---- literals and numbers ----------------------------------------------------- */
+
+/* json_decode_none/true/false: the word read whole, then compared. */
+static bool literal(dec *d, const char *rest, iz n)
+{
+    d->p++;
+    if (d->end - d->p < n)
+        return truncated(d);
+    bool same = !memcmp(d->p, rest, (size_t)n);
+    d->p += n;
+    return same ? true : malformed(d, "invalid character");
+}
+
+/* json_skip_ident: the first byte that differs is not skipped. */
+static bool skip_literal(dec *d, const char *rest, iz n)
+{
+    d->p++;
+    if (d->end - d->p < n)
+        return truncated(d);
+    if (memcmp(d->p, rest, (size_t)n))
+        return malformed(d, "invalid character");
+    d->p += n;
+    return true;
+}
+
+/* json_maybe_skip_number */
+static bool skip_number(dec *d)
+{
+#define PEEK() (d->p < d->end ? *d->p : 0)
+    u8 c = *d->p;
+    if (c == '-') {
+        d->p++;
+        c = PEEK();
+    }
+    if (c == '0') {
+        d->p++;
+        if (is_digit(PEEK()))
+            return malformed(d, "invalid number");
+    } else {
+        const u8 *s = d->p;
+        while (d->p < d->end && is_digit(*d->p))
+            d->p++;
+        if (s == d->p)
+            return malformed(d, "invalid character");
+    }
+    c = PEEK();
+    if (c == '.') {
+        d->p++;
+        const u8 *s = d->p;
+        while (d->p < d->end && is_digit(*d->p))
+            d->p++;
+        if (s == d->p)
+            return malformed(d, "invalid number");
+        c = PEEK();
+    }
+    if (c == 'e' || c == 'E') {
+        d->p++;
+        c = PEEK();
+        if (c == '+' || c == '-')
+            d->p++;
+        const u8 *s = d->p;
+        while (d->p < d->end && is_digit(*d->p))
+            d->p++;
+        if (s == d->p)
+            return malformed(d, "invalid number");
+    }
+#undef PEEK
+    return true;
+}
+
+/* strtod of a number's text: the correctly rounded double, as msgspec's
+ * (Eisel-Lemire, then its decimal fallback) is; only whether it is
+ * infinite matters here. */
+static double number_value(dec *d, const u8 *s, iz n)
+{
+    char small[64];
+    char *t = small;
+    if (n >= (iz)sizeof small)
+        t = arena_alloc_nz(d->a, 1, 1, n + 1);
+    memcpy(t, s, (size_t)n);
+    t[n] = 0;
+    return strtod(t, NULL);
+}
+
+/* parse_number_inline, then the type checks of ms_post_decode_* and
+ * ms_decode_bigint. */
+static bool number(dec *d, const ty *t, const path *pa, val *v)
+{
+    const u8 *start = d->p, *p = d->p, *pend = d->end;
+    u64 mantissa = 0;
+    bool neg = false, is_float = false, truncated_int = false;
+    if (*p == '-') {
+        p++;
+        if (p == pend)
+            goto invalid_number;
+        neg = true;
+    }
+    const u8 *int_start = p;
+    if (*p == '0') {
+        p++;
+        if (p != pend && is_digit(*p))
+            goto invalid_number;
+    } else {
+        while (p != pend && is_digit(*p)) {
+            mantissa = mantissa * 10 + (u64)(*p - '0');
+            p++;
+        }
+        if (p == int_start)
+            goto invalid_character;
+    }
+    const u8 *int_end = p;
+    iz digits = int_end - int_start;
+    if (p != pend && *p == '.') {
+        is_float = true;
+        p++;
+        const u8 *f = p;
+        while (p != pend && is_digit(*p))
+            p++;
+        if (p == f)
+            goto invalid_number;
+    }
+    if (p != pend && (*p == 'e' || *p == 'E')) {
+        is_float = true;
+        p++;
+        if (p == pend)
+            goto invalid_number;
+        if (*p == '+' || *p == '-')
+            p++;
+        const u8 *e = p;
+        while (p != pend && is_digit(*p))
+            p++;
+        if (p == e)
+            goto invalid_number;
+    }
+    d->p = p;
+    v->at = start;
+    v->to = p;
+    if (!is_float) {
+        /* more than 19 digits overflow, except 20 digits from 1e19 up to
+         * 2^64 - 1 (the wrapped mantissa tells, as msgspec checks) */
+        if (digits > 19 && (digits != 20 || *int_start != '1' || mantissa <= 9999999999999999999ull))
+            truncated_int = true;
+        if (neg && mantissa > (1ull << 63))
+            truncated_int = true;
+        if (truncated_int) {
+            if (t->f & (T_ANY | T_INT)) {
+                if (p - start > 4300)   /* ms_decode_bigint: int() refuses more digits */
+                    return invalid(d, pa, "Integer value out of range");
+                v->kind = V_INT;
+                v->big = true;
+                v->neg = neg;
+                return true;
+            }
+            /* another type: msgspec goes on as for a float */
+        } else {
+            if (t->f & (T_ANY | T_INT)) {
+                v->kind = V_INT;
+                v->big = false;
+                v->neg = neg;
+                v->u = mantissa;   /* the magnitude */
+                v->i = neg ? (i64)(0 - mantissa) : mantissa > (u64)INT64_MAX ? INT64_MAX : (i64)mantissa;
+                return true;
+            }
+            return wrong_type(d, t, pa, "int");
+        }
+    }
+    double x = number_value(d, start, p - start);
+    if (isinf(x))
+        return invalid(d, pa, "Number out of range");
+    if (t->f & T_ANY) {
+        v->kind = V_FLOAT;
+        return true;
+    }
+    return wrong_type(d, t, pa, "float");
+invalid_number:
+    d->p = p;
+    return malformed(d, "invalid number");
+invalid_character:
+    d->p = p;
+    return malformed(d, "invalid character");
+}
+
+/* ---- skip ------------------------------------------------------------------------ */
+
+static bool skip(dec *d);
+
+/* json_skip_array */
+static bool skip_array(dec *d)
+{
+    d->p++;
+    if (!enter(d))
+        return false;
+    bool first = true;
+    u8 c;
+    for (;;) {
+        if (!peek(d, &c))
+            return false;
+        if (c == ']') {
+            d->p++;
+            break;
+        } else if (c == ',' && !first) {
+            d->p++;
+            if (!peek(d, &c))
+                return false;
+        } else if (first) {
+            first = false;
+        } else {
+            return malformed(d, "expected ',' or ']'");
+        }
+        if (c == ']')
+            return malformed(d, "trailing comma in array");
+        if (!skip(d))
+            return false;
+    }
+    leave(d);
+    return true;
+}
+
+/* json_skip_object */
+static bool skip_object(dec *d)
+{
+    d->p++;
+    if (!enter(d))
+        return false;
+    bool first = true;
+    u8 c;
+    for (;;) {
+        if (!peek(d, &c))
+            return false;
+        if (c == '}') {
+            d->p++;
+            break;
+        } else if (c == ',' && !first) {
+            d->p++;
+            if (!peek(d, &c))
+                return false;
+        } else if (first) {
+            first = false;
+        } else {
+            return malformed(d, "expected ',' or '}'");
+        }
+        if (c == '"') {
+            if (!skip_string(d))
+                return false;
+        } else if (c == '}') {
+            return malformed(d, "trailing comma in object");
+        } else {
+            return malformed(d, "expected '\"'");
+        }
+        if (!peek(d, &c))
+            return false;
+        if (c != ':')
+            return malformed(d, "expected ':'");
+        d->p++;
+        if (!skip(d))
+            return false;
+    }
+    leave(d);
+    return true;
+}
+
+/* json_skip */
+static bool skip(dec *d)
+{
+    u8 c;
+    if (!peek(d, &c))
+        return false;
+    switch (c) {
+    case 'n': return skip_literal(d, "ull", 3);
+    case 't': return skip_literal(d, "rue", 3);
+    case 'f': return skip_literal(d, "alse", 4);
+    case '"': return skip_string(d);
+    case '[': return skip_array(d);
+    case '{': return skip_object(d);
+    default: return skip_number(d);
+    }
+}
+
+/* ---- decode --------------------------------------------------------------------- */
+
+static bool decode(dec *d, const ty *t, const path *pa, val *v);
+
+/* A kept container's level for the wire (msgpack's encoder enters one
+ * level per non-empty list, tuple or dict and per struct). */
+static inline void wire_in(dec *d)
+{
+    d->wire++;
+    if (d->wire > d->wire_max)
+        d->wire_max = d->wire;
+}
+
+/* json_decode_list (and _vartuple): '[' of an Any or tuple value. */
+static bool decode_list(dec *d, const ty *el, const path *pa, val *v)
+{
+    d->p++;
+    if (!enter(d))
+        return false;
+    path ep = {pa, P_INDEX, 0, NULL};
+    bool first = true, any = false;
+    u8 c;
+    for (;;) {
+        if (!peek(d, &c))
+            return false;
+        if (c == ']') {
+            d->p++;
+            break;
+        } else if (c == ',' && !first) {
+            d->p++;
+            if (!peek(d, &c))
+                return false;
+        } else if (first) {
+            first = false;
+        } else {
+            return malformed(d, "expected ',' or ']'");
+        }
+        if (c == ']')
+            return malformed(d, "trailing comma in array");
+        if (!any) {
+            any = true;
+            wire_in(d);
+        }
+        val item;
+        if (!decode(d, el, &ep, &item))
+            return false;
+        ep.index++;
+    }
+    if (any)
+        d->wire--;
+    leave(d);
+    v->kind = V_ARR;
+    return true;
+}
+
+/* json_decode_dict: '{' of an Any or dict[str, Any] value. */
+static bool decode_dict(dec *d, const path *pa, val *v)
+{
+    d->p++;
+    if (!enter(d))
+        return false;
+    path vp = {pa, P_ELLIPSIS, 0, NULL};
+    bool first = true, any = false;
+    u8 c;
+    for (;;) {
+        if (!peek(d, &c))
+            return false;
+        if (c == '}') {
+            d->p++;
+            break;
+        } else if (c == ',' && !first) {
+            d->p++;
+            if (!peek(d, &c))
+                return false;
+        } else if (first) {
+            first = false;
+        } else {
+            return malformed(d, "expected ',' or '}'");
+        }
+        if (c == '"') {
+            str key;
+            bool na, cp;
+            if (!string_view(d, &key, &na, &cp))
+                return false;
+            if (na && !utf8_check(d, key))   /* json_decode_dict_key: a str key */
+                return false;
+        } else if (c == '}') {
+            return malformed(d, "trailing comma in object");
+        } else {
+            return malformed(d, "object keys must be strings");
+        }
+        if (!peek(d, &c))
+            return false;
+        if (c != ':')
+            return malformed(d, "expected ':'");
+        d->p++;
+        if (!any) {
+            any = true;
+            wire_in(d);
+        }
+        val item;
+        if (!decode(d, &t_any, &vp, &item))
+            return false;
+    }
+    if (any)
+        d->wire--;
+    leave(d);
+    v->kind = V_OBJ;
+    return true;
+}
+
+/* json_decode_struct_array_union: '[' of the payload. */
+static bool decode_payload(dec *d, const path *pa, val *v)
+{
+    d->p++;
+    u8 c;
+    /* json_ensure_array_nonempty */
+    if (!peek(d, &c))
+        return false;
+    if (c == ']')
+        return invalid(d, pa, "Expected `array` of at least length 1, got 0");
+    /* json_decode_tag_and_lookup_type, through json_decode_cstr */
+    path tp = {pa, P_INDEX, 0, NULL};
+    if (c != '"') {
+        if (!skip(d))   /* malformed JSON first */
+            return false;
+        return invalid(d, &tp, "Expected `str`");
+    }
+    str tag;
+    bool na, cp;
+    if (!string_view(d, &tag, &na, &cp))
+        return false;
+    int k = -1;
+    for (int j = 0; j < countof(payloads); j++)
+        if (str_eq(tag, str_cstr(payloads[j].tag)))
+            k = j;
+    if (k < 0) {
+        /* ms_invalid_cstr_value: the tag as a str, which may not decode */
+        if (na && !utf8_check(d, tag))
+            return false;
+        d->msg.len = 0;
+        buf_cstr(&d->msg, "Invalid value '");
+        buf_str(&d->msg, tag);
+        buf_byte(&d->msg, '\'');
+        path_suffix(&tp, &d->msg);
+        return fail_with(d, ERR_INVALID, "ValidationError");
+    }
+    const payload *pl = &payloads[k];
+    /* json_decode_struct_array_inner, from index 1 */
+    if (!enter(d))
+        return false;
+    wire_in(d);
+    path ip = {pa, P_INDEX, 1, NULL};
+    int i = 0;
+    bool extras = false;
+    const u8 *last = d->p;
+    for (;;) {
+        if (!peek(d, &c))
+            return false;
+        if (c == ']') {
+            d->p++;
+            break;
+        } else if (c == ',') {
+            d->p++;
+            if (!peek(d, &c))
+                return false;
+        } else {
+            return malformed(d, "expected ',' or ']'");
+        }
+        if (c == ']')
+            return malformed(d, "trailing comma in array");
+        if (i < pl->nfields) {
+            val f;
+            if (!decode(d, pl->types[i], &ip, &f))
+                return false;
+            i++;
+            ip.index++;
+            last = d->p;
+        } else {
+            extras = true;
+            if (!skip(d))
+                return false;
+        }
+    }
+    if (i < pl->nrequired)
+        return invalid(d, pa, "Expected `array` of at least length %d, got %d", pl->nrequired + 1, i + 1);
+    d->wire--;
+    leave(d);
+    v->kind = V_PAYLOAD;
+    v->tag = k;
+    v->last = last;
+    v->extras = extras;
+    return true;
+}
+
+typedef struct record {
+    val f[F_COUNT];
+    bool has[F_COUNT];
+} record;
+
+static bool decode_record(dec *d, record *r);
+
+/* json_decode: one value of type t (the top-level record included). */
+static bool decode(dec *d, const ty *t, const path *pa, val *v)
+{
+    u8 c;
+    if (!peek(d, &c))
+        return false;
+    v->at = d->p;
+    v->kind = V_NULL;
+    bool ok;
+    switch (c) {
+    case 'n':
+        if (!literal(d, "ull", 3))
+            return false;
+        ok = (t->f & (T_ANY | T_NULL)) ? true : wrong_type(d, t, pa, "null");
+        v->kind = V_NULL;
+        break;
+    case 't':
+    case 'f':
+        if (!(c == 't' ? literal(d, "rue", 3) : literal(d, "alse", 4)))
+            return false;
+        ok = (t->f & T_ANY) ? true : wrong_type(d, t, pa, "bool");
+        v->kind = V_BOOL;
+        break;
+    case '[':
+        if (t->f & T_ANY)
+            ok = decode_list(d, &t_any, pa, v);
+        else if (t->f & T_ARR)
+            ok = decode_list(d, t->el, pa, v);
+        else if (t->f & T_UNION)
+            ok = decode_payload(d, pa, v);
+        else
+            ok = wrong_type(d, t, pa, "array");
+        break;
+    case '{':
+        if (t->f & (T_ANY | T_DICT))
+            ok = decode_dict(d, pa, v);
+        else if (t->f & T_STRUCT)
+            ok = decode_record(d, d->rec);
+        else
+            ok = wrong_type(d, t, pa, "object");
+        break;
+    case '"': {
+        bool na, cp;
+        if (!string_view(d, &v->s, &na, &cp))
+            return false;
+        v->kind = V_STR;
+        v->in_scratch = cp;
+        if (t->f & (T_STR | T_ANY))
+            ok = !na || utf8_check(d, v->s);
+        else
+            ok = wrong_type(d, t, pa, "str");
+        break;
+    }
+    default:
+        ok = number(d, t, pa, v);
+        if (ok && v->kind == V_INT && v->big)
+            d->overflow = true;
+        break;
+    }
+    v->to = d->p;
+    return ok;
+}
+
+/* StructMeta_get_field_index: a key's bytes against the field names. */
+static int field_index(str key)
+{
+    for (int k = 0; k < F_COUNT; k++)
+        if (str_eq(key, str_cstr(field_names[k])))
+            return k;
+    return -1;
+}
+
+/* json_decode_struct_map_inner for EventRecord, after its '{'. The topic
+ * hook runs as each event_type value is decoded (a duplicate's too). */
+static bool decode_record(dec *d, record *r)
+{
+    d->p++;
+    if (!enter(d))
+        return false;
+    wire_in(d);
+    bool first = true;
+    u8 c;
+    for (;;) {
+        if (!peek(d, &c))
+            return false;
+        if (c == '}') {
+            d->p++;
+            break;
+        } else if (c == ',' && !first) {
+            d->p++;
+            if (!peek(d, &c))
+                return false;
+        } else if (first) {
+            first = false;
+        } else {
+            return malformed(d, "expected ',' or '}'");
+        }
+        int k;
+        if (c == '"') {
+            str key;
+            bool na, cp;
+            if (!string_view(d, &key, &na, &cp))
+                return false;
+            k = field_index(key);
+        } else if (c == '}') {
+            return malformed(d, "trailing comma in object");
+        } else {
+            return malformed(d, "object keys must be strings");
+        }
+        if (!peek(d, &c))
+            return false;
+        if (c != ':')
+            return malformed(d, "expected ':'");
+        d->p++;
+        if (k < 0) {
+            if (!skip(d))
+                return false;
+            continue;
+        }
+        path fp = {NULL, P_FIELD, k, field_names[k]};
+        val v = {0};
+        /* what the wire meets is the field's last value (a duplicate key replaces it) */
+        d->overflow = false;
+        d->wire_max = d->wire;
+        if (!decode(d, field_types[k], &fp, &v))
+            return false;
+        v.overflow = d->overflow;
+        v.wire = d->wire_max;
+        if (v.kind == V_STR && v.in_scratch) {
+            v.s = arena_strdup(d->a, v.s);
+            v.in_scratch = false;
+        }
+        if (k == F_EVENT_TYPE) {
+            /* ms_decode_custom: EventType.decode_hook(EventType, value) */
+            int type = 0;
+            d->msg.len = 0;
+            int rc = agg_py_topic_hook(d->a, v.kind == V_STR, v.s, str_from(v.at, v.to - v.at), &type, &d->msg);
+            if (rc != AGG_PY_OK) {
+                static const char *const cls[] = {"", "ValidationError", "NotImplementedError", "RecursionError"};
+                if (rc == AGG_PY_VALUE_ERROR)
+                    path_suffix(&fp, &d->msg);
+                return fail_with(d, rc == AGG_PY_RECURSION ? ERR_LIMIT : ERR_INVALID, cls[rc]);
+            }
+            v.tag = type;
+        }
+        r->f[k] = v;
+        r->has[k] = true;
+    }
+    /* Struct_fill_in_defaults */
+    if (!r->has[F_EVENT_TYPE])
+        return invalid(d, NULL, "Object missing required field `event_type`");
+    d->wire--;
+    leave(d);
+    return true;
+}
+
+/* ---- the entry point ---------------------------------------------------------- */
+
+static void finish_error(dec *d, agg_decode_error *de)
+{
+    if (!de)
+        return;
+    de->off = d->p - d->beg;
+    iz n = d->msg.len, cap = (iz)sizeof de->msg - 1;
+    de->full_len = n;
+    if (n > cap) {
+        n = cap;
+        while (n > 0 && (d->msg.data[n] & 0xc0) == 0x80)
+            n--;
+    }
+    if (n)
+        memcpy(de->msg, d->msg.data, (size_t)n);
+    de->msg[n] = 0;
+    de->msg_len = n;
+}
+
+static i64 clamp_int(const val *v)
+{
+    if (v->big)
+        return v->neg ? INT64_MIN : INT64_MAX;
+    return v->i;
+}
+
+int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
+{
+    while (line.len && (line.s[line.len - 1] == '\n' || line.s[line.len - 1] == '\r'))
+        line.len--;
+    memset(ev, 0, sizeof *ev);
+    if (de)
+        memset(de, 0, sizeof *de);
+    dec d = {.beg = line.s, .p = line.s, .end = line.s + line.len, .a = a, .de = de};
+    jmp_buf jb, *old = a->oom;
+    if (setjmp(jb)) {
+        a->oom = old;
+        buf_free(&d.msg);
+        if (de) {
+            snprintf(de->cls, sizeof de->cls, "MemoryError");
+            snprintf(de->msg, sizeof de->msg, "out of memory");
+            de->msg_len = de->full_len = (iz)strlen(de->msg);
+        }
+        return ERR_NOMEM;
+    }
+    a->oom = &jb;
+    int rc = ERR_OK;
+    record *r = NEW(a, record, 1);
+    d.rec = r;
+    /* JSONDecoder_decode: the record (a struct wants '{'), then nothing
+     * but whitespace */
+    val top = {0};
+    bool ok = decode(&d, &t_record, NULL, &top);
+    if (ok) {
+        while (d.p < d.end) {
+            u8 c = *d.p++;
+            if (!(c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+                ok = malformed(&d, "trailing characters");
+                break;
+            }
+        }
+    }
+    if (ok) {
+        const val *ts = &r->f[F_TIMESTAMP];
+        if (r->has[F_TIMESTAMP] && (ts->big || (!ts->neg && ts->u > (u64)INT64_MAX))) {
+            d.msg.len = 0;
+            buf_printf(&d.msg, "timestamp_ns %.*s does not fit in 64 bits (tally keeps int64 timestamps)",
+                       (int)MIN(ts->to - ts->at, 60), (const char *)ts->at);
+            ok = fail_with(&d, ERR_UNSUPPORTED, "tally.Unsupported");
+        }
+    }
+    if (ok) {
+        ev->type = r->f[F_EVENT_TYPE].tag;
+        ev->ts_from_clock = !r->has[F_TIMESTAMP];
+        ev->timestamp_ns = r->has[F_TIMESTAMP] ? r->f[F_TIMESTAMP].i : now_ns;
+        if (r->has[F_UUID])
+            ev->sample_uuid = r->f[F_UUID].s;
+        if (r->has[F_CONV])
+            ev->conversation_id = r->f[F_CONV].s;
+        if (r->has[F_TURN] && r->f[F_TURN].kind == V_INT) {
+            ev->has_turn = true;
+            ev->turn = clamp_int(&r->f[F_TURN]);
+        }
+        if (r->has[F_FINISH]) {
+            ev->has_finish_reason = true;
+            ev->finish_reason = r->f[F_FINISH].s;
+        }
+        if (r->has[F_WORKER]) {
+            ev->has_worker_id = true;
+            ev->worker_id = clamp_int(&r->f[F_WORKER]);
+        }
+        const val *dv = &r->f[F_DATA];
+        if (r->has[F_DATA] && dv->kind == V_PAYLOAD) {
+            ev->data_kind = payloads[dv->tag].kind;
+            str text = str_from(dv->at, dv->to - dv->at);
+            if (dv->extras) {
+                /* the elements upstream skipped are left out */
+                iz n = dv->last - dv->at;
+                u8 *t = arena_alloc_nz(a, 1, 1, n + 1);
+                memcpy(t, dv->at, (size_t)n);
+                t[n] = ']';
+                text = str_from(t, n + 1);
+            }
+            ev->data_text = text;
+            err je = {0};
+            json_opts jo = {.max_depth = AGG_EVENT_MAX_DEPTH + 8};
+            json *v = json_parse(a, text, &jo, &je);
+            if (!v) {
+                /* cannot happen for a line the reader took: a bug of ours */
+                d.msg.len = 0;
+                buf_printf(&d.msg, "the payload the reader took does not parse: %s", je.msg);
+                d.p = dv->at + (je.off > 0 ? je.off : 0);
+                ok = fail_with(&d, je.code == ERR_NOMEM ? ERR_NOMEM : ERR_INVALID, "tally.InternalError");
+            } else {
+                ev->data = v;
+            }
+        }
+        bool overflow = false;
+        int wire = 0;
+        for (int k = 0; k < F_COUNT; k++)
+            if (r->has[k]) {
+                overflow |= r->f[k].overflow;
+                wire = MAX(wire, r->f[k].wire);
+            }
+        if (overflow)
+            ev->wire_error = "OverflowError";
+        else if (wire > AGG_EVENT_WIRE_DEPTH)
+            ev->wire_error = "RecursionError";
+    }
+    a->oom = old;
+    if (!ok) {
+        rc = d.code ? d.code : ERR_INVALID;
+        finish_error(&d, de);
+        memset(ev, 0, sizeof *ev);
+    }
+    buf_free(&d.msg);
+    return rc;
+}
