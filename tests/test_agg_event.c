@@ -260,8 +260,273 @@ static void test_golden(void)
     free(golden);
 }
 
+/* ---- cases the corpus cannot hold ------------------------------------------------ */
+
+static arena ta;
+
+static int dec(const char *line, agg_event *ev, agg_decode_error *de)
+{
+    arena_fini(&ta);
+    arena_init(&ta, 0);
+    return agg_event_decode(&ta, str_cstr(line), 42, ev, de);
+}
+
+/* upstream-spec.md §2.7's literal lines */
+static void test_spec_lines(void)
+{
+    agg_event ev;
+    agg_decode_error de;
+    EXPECT_EQ(dec("{\"event_type\":\"sample.issued\",\"timestamp_ns\":1000001000,\"sample_uuid\":"
+                  "\"9f1c2d3e4b5a69788796a5b4c3d2e1f0\",\"conversation_id\":\"\",\"turn\":null,\"data\":"
+                  "[\"PromptData\",\"Hello there\",null,null,null,null,null,null]}", &ev, &de), ERR_OK);
+    EXPECT_EQ(ev.type, AGG_EV_SAMPLE_ISSUED);
+    EXPECT_EQ(ev.timestamp_ns, 1000001000);
+    EXPECT(!ev.ts_from_clock && !ev.has_turn && !ev.has_finish_reason && !ev.has_worker_id && !ev.wire_error);
+    EXPECT_STR(ev.sample_uuid, S("9f1c2d3e4b5a69788796a5b4c3d2e1f0"));
+    EXPECT_EQ(ev.data_kind, AGG_DATA_PROMPT);
+    EXPECT_STR(ev.data_text, S("[\"PromptData\",\"Hello there\",null,null,null,null,null,null]"));
+    REQUIRE(ev.data && ev.data->type == JSON_ARR && ev.data->u.arr.n == 8);
+    EXPECT_STR(ev.data->u.arr.items[1].u.s, S("Hello there"));
+    EXPECT_EQ(dec("{\"event_type\":\"sample.complete\",\"timestamp_ns\":1001501000,\"sample_uuid\":\"9f1c\","
+                  "\"conversation_id\":\"\",\"turn\":null,\"data\":[\"TextModelOutput\",[\"Hel\",\"lo world\"],"
+                  "null,null],\"finish_reason\":\"stop\",\"worker_id\":0}", &ev, &de), ERR_OK);
+    EXPECT_EQ(ev.type, AGG_EV_SAMPLE_COMPLETE);
+    EXPECT(ev.has_finish_reason && ev.has_worker_id && ev.worker_id == 0);
+    EXPECT_STR(ev.finish_reason, S("stop"));
+    EXPECT_EQ(ev.data_kind, AGG_DATA_OUTPUT);
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\",\"timestamp_ns\":1002000000,\"sample_uuid\":\"0a1b\","
+                  "\"conversation_id\":\"conv-7\",\"turn\":2,\"data\":[\"ErrorData\",\"TimeoutError\","
+                  "\"request timed out\"]}", &ev, &de), ERR_OK);
+    EXPECT(agg_ev_is_error(ev.type) && !agg_ev_is_session(ev.type) && !agg_ev_is_sample(ev.type));
+    EXPECT_STR(ev.conversation_id, S("conv-7"));
+    EXPECT(ev.has_turn && ev.turn == 2);
+    EXPECT_EQ(ev.data_kind, AGG_DATA_ERROR);
+    for (int t = 0; t < AGG_EV_COUNT; t++) {
+        char line[200];
+        snprintf(line, sizeof line, "{\"event_type\":\"%s\",\"timestamp_ns\":1}", agg_ev_topic(t));
+        EXPECT_EQ(dec(line, &ev, &de), ERR_OK);
+        EXPECT_EQ(ev.type, t);
+        EXPECT_EQ(agg_ev_is_session(t) + agg_ev_is_error(t) + agg_ev_is_sample(t), 1);
+    }
+    EXPECT_STR(str_cstr(agg_ev_topic(AGG_EV_COUNT)), S(""));
+}
+
+/* A line without timestamp_ns takes the reader's clock; one with it does not read it. */
+static void test_clock(void)
+{
+    agg_event ev;
+    agg_decode_error de;
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\"}", &ev, &de), ERR_OK);
+    EXPECT(ev.ts_from_clock && ev.timestamp_ns == 42);
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\",\"timestamp_ns\":-5}", &ev, &de), ERR_OK);
+    EXPECT(!ev.ts_from_clock && ev.timestamp_ns == -5);
+    /* int64's ends are kept; beyond them tally refuses what upstream takes */
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\",\"timestamp_ns\":9223372036854775807}", &ev, &de), ERR_OK);
+    EXPECT_EQ(ev.timestamp_ns, INT64_MAX);
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\",\"timestamp_ns\":-9223372036854775808}", &ev, &de), ERR_OK);
+    EXPECT_EQ(ev.timestamp_ns, INT64_MIN);
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\",\"timestamp_ns\":9223372036854775808}", &ev, &de),
+              ERR_UNSUPPORTED);
+    EXPECT_STR(str_cstr(de.cls), S("tally.Unsupported"));
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\",\"timestamp_ns\":-9223372036854775809}", &ev, &de),
+              ERR_UNSUPPORTED);
+    /* a duplicate key: the last value is the one kept (and checked) */
+    EXPECT_EQ(dec("{\"event_type\":\"error.generic\",\"timestamp_ns\":99999999999999999999999,\"timestamp_ns\":3}",
+                  &ev, &de), ERR_OK);
+    EXPECT(ev.timestamp_ns == 3 && !ev.wire_error);
+}
+
+/* data_text: the payload's own bytes, or without what upstream skipped. */
+static void test_data_text(void)
+{
+    agg_event ev;
+    agg_decode_error de;
+    EXPECT_EQ(dec("{\"event_type\":\"sample.issued\",\"data\": [ \"PromptData\" , \"a\\nb\" ] ,\"x\":1}", &ev, &de),
+              ERR_OK);
+    EXPECT_STR(ev.data_text, S("[ \"PromptData\" , \"a\\nb\" ]"));
+    REQUIRE(ev.data && ev.data->u.arr.n == 2);
+    EXPECT_STR(ev.data->u.arr.items[1].u.s, S("a\nb"));
+    /* elements past the struct's fields: skipped by upstream, left out here */
+    EXPECT_EQ(dec("{\"event_type\":\"sample.complete\",\"data\":[\"TextModelOutput\",\"o\",null,null,1e400,"
+                  "\"\xff\",[1,]x]}", &ev, &de), ERR_SYNTAX);
+    EXPECT_EQ(dec("{\"event_type\":\"sample.complete\",\"data\":[\"TextModelOutput\",\"o\",null,null ,1e400,"
+                  "\"\xff\",{\"a\":[]}]}", &ev, &de), ERR_OK);
+    EXPECT_STR(ev.data_text, S("[\"TextModelOutput\",\"o\",null,null]"));
+    REQUIRE(ev.data && ev.data->u.arr.n == 4);
+    /* the last of two payloads */
+    EXPECT_EQ(dec("{\"event_type\":\"sample.complete\",\"data\":[\"ErrorData\",\"E\"],\"data\":null}", &ev, &de),
+              ERR_OK);
+    EXPECT(ev.data_kind == AGG_DATA_NONE && !ev.data && !ev.data_text.len);
+    /* strings with escapes are unescaped (into the arena) */
+    EXPECT_EQ(dec("{\"event_type\":\"sample.complete\",\"sample_uuid\":\"a\\u00e9\\\"b\",\"finish_reason\":"
+                  "\"st\\u006fp\",\"conversation_id\":\"\\ud83d\\ude00\"}", &ev, &de), ERR_OK);
+    EXPECT_STR(ev.sample_uuid, S("a\xc3\xa9\"b"));
+    EXPECT_STR(ev.finish_reason, S("stop"));
+    EXPECT_STR(ev.conversation_id, S("\xf0\x9f\x98\x80"));
+}
+
+/* The reader drops the trailing CR and LF bytes before decoding, so a
+ * string cut by the end of the line is truncated, not a control byte. */
+static void test_line_end(void)
+{
+    agg_event ev;
+    agg_decode_error de;
+    EXPECT_EQ(dec("{\"event_type\":\"session.started\"}\r\n", &ev, &de), ERR_OK);
+    EXPECT_EQ(dec("{\"event_type\":\"session.started\"}\r\r", &ev, &de), ERR_OK);
+    EXPECT_EQ(dec("{\"event_type\":\"sess\r", &ev, &de), ERR_SYNTAX);
+    EXPECT_STR(str_cstr(de.msg), S("Input data was truncated"));
+    EXPECT_EQ(dec("{\"event_type\":\"sess\r\"}", &ev, &de), ERR_SYNTAX);
+    EXPECT_STR(str_cstr(de.msg), S("JSON is malformed: invalid character (byte 19)"));
+    EXPECT_EQ(de.off, 19);
+    EXPECT_EQ(dec("", &ev, &de), ERR_SYNTAX);
+    EXPECT_EQ(agg_event_decode(&ta, S("{\"event_type\":\"session.started\"}"), 0, &ev, NULL), ERR_OK);
+    EXPECT_EQ(agg_event_decode(&ta, S("{"), 0, &ev, NULL), ERR_SYNTAX);
+}
+
+static char *nest(const char *pre, int n, const char *open, const char *leaf, const char *close, const char *post)
+{
+    buf b = {0};
+    buf_cstr(&b, pre);
+    for (int k = 0; k < n; k++)
+        buf_cstr(&b, open);
+    buf_cstr(&b, leaf);
+    for (int k = 0; k < n; k++)
+        buf_cstr(&b, close);
+    buf_cstr(&b, post);
+    buf_byte(&b, 0);
+    return (char *)b.data;
+}
+
+/* The nesting the reference replay's reader takes (replay.py, measured on
+ * one-line logs with --bad-lines error; tests/data/agg_event/README.md):
+ * 996 levels counting the record and the payload. */
+static void test_depth(void)
+{
+    static const struct { const char *pre, *post; int fixed; } where[] = {
+        {"{\"event_type\":\"sample.issued\",\"x\":", "}", 1},                                     /* skipped */
+        {"{\"event_type\":\"sample.issued\",\"data\":[\"PromptData\",null,null,[{\"a\":", "}]]}", 4},   /* messages */
+        {"{\"event_type\":\"sample.issued\",\"data\":[\"PromptData\",null,null,null,null,null,null,null,", "]}", 2},
+        {"{\"event_type\":\"sample.issued\",\"data\":[\"TextModelOutput\",\"o\",null,[", "]]}", 3},
+    };
+    agg_event ev;
+    agg_decode_error de;
+    for (int w = 0; w < countof(where); w++) {
+        int n = AGG_EVENT_MAX_DEPTH - where[w].fixed;
+        char *ok = nest(where[w].pre, n, "[", "", "]", where[w].post);
+        char *deep = nest(where[w].pre, n + 1, "[", "", "]", where[w].post);
+        char *objs = nest(where[w].pre, n, "{\"k\":", "0", "}", where[w].post);
+        char *objs_deep = nest(where[w].pre, n + 1, "{\"k\":", "0", "}", where[w].post);
+        EXPECT_EQ(dec(ok, &ev, &de), ERR_OK);
+        EXPECT_EQ(dec(objs, &ev, &de), ERR_OK);
+        EXPECT_EQ(dec(objs_deep, &ev, &de), ERR_LIMIT);
+        EXPECT_EQ(dec(deep, &ev, &de), ERR_LIMIT);
+        EXPECT_STR(str_cstr(de.cls), S("RecursionError"));
+        EXPECT_STR(str_cstr(de.msg), S("maximum recursion depth exceeded while deserializing an object"));
+        free(ok);
+        free(deep);
+        free(objs);
+        free(objs_deep);
+    }
+    /* the wire (msgpack's encoder) stops one level earlier, not counting empty containers */
+    char *a = nest(where[1].pre, AGG_EVENT_MAX_DEPTH - 4, "[", "", "]", where[1].post);
+    char *o = nest(where[1].pre, AGG_EVENT_MAX_DEPTH - 4, "{\"a\":", "1", "}", where[1].post);
+    EXPECT_EQ(dec(a, &ev, &de), ERR_OK);
+    EXPECT(!ev.wire_error);
+    EXPECT_EQ(dec(o, &ev, &de), ERR_OK);
+    EXPECT(ev.wire_error && !strcmp(ev.wire_error, "RecursionError"));
+    free(a);
+    free(o);
+    /* 100,000 levels: refused at once, and no C stack is spent on them */
+    char *huge = nest("{\"event_type\":", 100000, "[", "", "]", "}");
+    EXPECT_EQ(dec(huge, &ev, &de), ERR_LIMIT);
+    free(huge);
+}
+
+/* An int beyond 64 bits that the record keeps: accepted, but not for the wire. */
+static void test_big_ints(void)
+{
+    agg_event ev;
+    agg_decode_error de;
+    EXPECT_EQ(dec("{\"event_type\":\"sample.issued\",\"turn\":-99999999999999999999,\"worker_id\":18446744073709551615}",
+                  &ev, &de), ERR_OK);
+    EXPECT(ev.has_turn && ev.turn == INT64_MIN && ev.worker_id == INT64_MAX);
+    EXPECT(ev.wire_error && !strcmp(ev.wire_error, "OverflowError"));
+    EXPECT_EQ(dec("{\"event_type\":\"sample.issued\",\"data\":[\"PromptData\",null,[18446744073709551616]]}", &ev,
+                  &de), ERR_OK);
+    EXPECT(ev.wire_error && !strcmp(ev.wire_error, "OverflowError"));
+    EXPECT_EQ(dec("{\"event_type\":\"sample.issued\",\"x\":18446744073709551616}", &ev, &de), ERR_OK);
+    EXPECT(!ev.wire_error);   /* skipped: the record does not hold it */
+}
+
+/* Out of memory in the arena: an error for the line, the arena usable after. */
+static void test_nomem(void)
+{
+    arena a;
+    arena_init(&a, 4096);
+    agg_event ev;
+    agg_decode_error de;
+    char *big = nest("{\"event_type\":\"sample.issued\",\"data\":[\"PromptData\",null,null,[", 3000,
+                     "{\"content\":\"a\\nb\"},", "{}", "", "]]}");
+    arena_mark m = arena_save(&a);
+    EXPECT_EQ(agg_event_decode(&a, str_cstr(big), 0, &ev, &de), ERR_NOMEM);
+    EXPECT(a.oom == NULL);
+    EXPECT_STR(str_cstr(de.cls), S("MemoryError"));
+    arena_restore(&a, m);
+    EXPECT_EQ(agg_event_decode(&a, S("{\"event_type\":\"session.ended\"}"), 0, &ev, &de), ERR_OK);
+    arena_fini(&a);
+    free(big);
+}
+
+/* Every prefix of a few lines, each placed against an unreadable page:
+ * the decoder reads nothing past the line. */
+static void test_guard_page(void)
+{
+    static const char *const lines[] = {
+        "{\"event_type\":\"sample.complete\",\"timestamp_ns\":1001501000,\"sample_uuid\":\"9f1c\\u00e9\","
+        "\"conversation_id\":\"\",\"turn\":12,\"data\":[\"TextModelOutput\",[\"Hel\",\"lo \\ud83d\\ude00\"],"
+        "\"r\",[[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]],7],\"finish_reason\":\"stop\",\"worker_id\":-0,"
+        "\"x\":[true,false,null,-1.5e-3,\"\\/\",{\"a\":{}}]}",
+        "{\"event_type\":\"sample.issued\",\"data\":[\"PromptData\",null,[1,2,3],[{\"role\":\"user\",\"content\":"
+        "\"caf\xc3\xa9\"}],null,{\"k\":1e5},\"t\",{\"type\":\"function\"}]}",
+        "{\"event_type\":[1,\"a\",null,{\"k\":2.5}]}",
+        "{\"event_type\":\"x.y\",\"timestamp_ns\":123456789012345678901234}",
+    };
+    long page = sysconf(_SC_PAGESIZE);
+    u8 *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(map != MAP_FAILED);
+    REQUIRE(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
+    arena a;
+    arena_init(&a, 0);
+    arena_mark m = arena_save(&a);
+    iz ok = 0;
+    for (iz l = 0; l < countof(lines); l++) {
+        iz n = (iz)strlen(lines[l]);
+        for (iz k = 0; k <= n; k++) {
+            u8 *at = map + page - k;
+            memcpy(at, lines[l], (size_t)k);
+            agg_event ev;
+            agg_decode_error de;
+            arena_restore(&a, m);
+            ok += agg_event_decode(&a, str_from(at, k), 0, &ev, &de) == ERR_OK;
+        }
+    }
+    EXPECT_EQ(ok, 2);   /* the two whole lines that upstream takes */
+    arena_fini(&a);
+    munmap(map, (size_t)page * 2);
+}
+
 int main(void)
 {
+    arena_init(&ta, 0);
     RUN(test_golden);
+    RUN(test_spec_lines);
+    RUN(test_clock);
+    RUN(test_data_text);
+    RUN(test_line_end);
+    RUN(test_depth);
+    RUN(test_big_ints);
+    RUN(test_nomem);
+    RUN(test_guard_page);
+    arena_fini(&ta);
     return test_done();
 }

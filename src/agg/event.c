@@ -19,6 +19,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "event.h"
 #include "event_py.h"
 #include "../base/utf8.h"
@@ -180,6 +183,7 @@ typedef struct dec {
     u8 *scratch;          /* unescaped strings */
     iz scap;
     struct record *rec;   /* what the record's fields decode to */
+    bool in_payload;      /* decoding the payload: its strings need no copy */
 } dec;
 
 /* What a decoded value is, for the callers that keep something of it. */
@@ -352,13 +356,15 @@ static bool unicode_escape(dec *d, bool skip, u32 *out)
     return true;
 }
 
+static inline void scan_plain(dec *d, bool *na);
+
 /* json_skip_string, at the opening quote. */
 static bool skip_string(dec *d)
 {
     d->p++;
     for (;;) {
-        while (d->p < d->end && !special(*d->p))
-            d->p++;
+        bool na = false;
+        scan_plain(d, &na);
         if (d->p == d->end)
             return truncated(d);
         u8 c = *d->p;
@@ -388,6 +394,58 @@ static bool skip_string(dec *d)
     }
 }
 
+/* Advances d->p to the next '"', '\\' or control byte, or to the end;
+ * *na is set when a byte >= 0x80 was passed. Eight bytes at a time: the
+ * tests flag a zero byte of w ^ '"' or w ^ '\\', or a byte below 0x20,
+ * each exact for the lowest flagged byte (a borrow only runs upwards). */
+static inline void scan_plain(dec *d, bool *na)
+{
+    const u64 ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    for (;;) {
+#if defined(__SSE2__)
+        /* sixteen at a time: quote, backslash, or below 0x20 (as signed
+         * bytes: 0x00..0x1f, not the non-ASCII ones, which are negative) */
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v1f = _mm_set1_epi8(0x1f);
+        while (d->end - d->p >= 16) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)d->p);
+            __m128i ctl = _mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8(-1)), _mm_cmplt_epi8(w, _mm_add_epi8(v1f, _mm_set1_epi8(1))));
+            int m = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, vq), _mm_cmpeq_epi8(w, vb)), ctl));
+            int hi = _mm_movemask_epi8(w);
+            if (m) {
+                int k = __builtin_ctz((unsigned)m);
+                *na |= (hi & ((1 << k) - 1)) != 0;
+                d->p += k;
+                break;
+            }
+            *na |= hi != 0;
+            d->p += 16;
+        }
+#endif
+        while (d->end - d->p >= 8) {
+            u64 w;
+            memcpy(&w, d->p, 8);
+            u64 q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+            u64 m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & high;
+            if (m) {
+                int k = json_swar_first(m);
+                for (int j = 0; j < k; j++)
+                    *na |= d->p[j] >= 0x80;
+                d->p += k;
+                break;
+            }
+            *na |= (w & high) != 0;
+            d->p += 8;
+        }
+        if (d->p == d->end)
+            return;
+        u8 c = *d->p;
+        if (special(c))
+            return;
+        *na |= c >= 0x80;
+        d->p++;
+    }
+}
+
 /* json_decode_string_view (and _copy), at the opening quote: the
  * unescaped bytes, in place when there is no escape, else in scratch.
  * *nonascii: some byte >= 0x80 or a \u escape (msgspec's !is_ascii), the
@@ -397,28 +455,9 @@ static bool string_view(dec *d, str *out, bool *nonascii, bool *copied)
     d->p++;
     const u8 *start = d->p;
     bool na = false;
-    /* the first run, up to a quote, backslash or control byte: most
-     * strings end there (json_swar_mask also flags DEL and non-ASCII
-     * bytes, which are part of the string) */
-    for (;;) {
-        while (d->end - d->p >= 8) {
-            u64 w;
-            memcpy(&w, d->p, 8);
-            u64 m = json_swar_mask(w);
-            if (m) {
-                d->p += json_swar_first(m);
-                break;
-            }
-            d->p += 8;
-        }
-        if (d->p == d->end)
-            return truncated(d);
-        u8 c = *d->p;
-        if (c < 0x80 && special(c))
-            break;
-        na |= c >= 0x80;
-        d->p++;
-    }
+    scan_plain(d, &na);
+    if (d->p == d->end)
+        return truncated(d);
     if (*d->p == '"') {
         *out = str_from(start, d->p - start);
         d->p++;
@@ -473,13 +512,66 @@ static bool string_view(dec *d, str *out, bool *nonascii, bool *copied)
             return malformed(d, "invalid character");
         }
     next:
-        while (d->p < d->end && !special(*d->p)) {
-            na |= *d->p >= 0x80;
-            d->p++;
-        }
+        scan_plain(d, &na);
         if (d->p == d->end)
             return truncated(d);
     }
+}
+
+/* string_view for a str whose bytes nobody keeps (Any strings, a dict's
+ * keys): the same errors, in the same order, without the copy. The
+ * unescaped string is valid UTF-8 exactly when every run between escapes
+ * is (an escape writes whole characters, never a continuation byte); when
+ * one is not, the string is read again with string_view for CPython's
+ * message. */
+static bool utf8_check(dec *d, str s);
+
+static bool string_checked(dec *d)
+{
+    const u8 *quote = d->p;
+    d->p++;
+    const u8 *run = d->p;
+    bool bad = false;
+    for (;;) {
+        bool na = false;
+        scan_plain(d, &na);
+        if (d->p == d->end)
+            return truncated(d);
+        if (na && !bad)
+            bad = utf8_invalid_at(str_from(run, d->p - run)) >= 0;
+        u8 c = *d->p;
+        if (c == '"') {
+            d->p++;
+            break;
+        }
+        if (c != '\\')
+            return malformed(d, "invalid character");
+        d->p++;
+        if (d->p == d->end)
+            return truncated(d);
+        c = *d->p++;
+        switch (c) {
+        case 'n': case '"': case 't': case 'r': case '\\': case '/': case 'b': case 'f':
+            break;
+        case 'u': {
+            u32 cp;
+            if (!unicode_escape(d, false, &cp))
+                return false;
+            break;
+        }
+        default:
+            return malformed(d, "invalid escape character in string");
+        }
+        run = d->p;
+    }
+    if (!bad)
+        return true;
+    d->p = quote;
+    str s;
+    bool na, cp;
+    if (!string_view(d, &s, &na, &cp))
+        return false;
+    return utf8_check(d, s);
 }
 
 /* PyUnicode_DecodeUTF8 of a decoded string: UnicodeDecodeError as CPython
@@ -851,11 +943,7 @@ static bool decode_dict(dec *d, const path *pa, val *v)
             return malformed(d, "expected ',' or '}'");
         }
         if (c == '"') {
-            str key;
-            bool na, cp;
-            if (!string_view(d, &key, &na, &cp))
-                return false;
-            if (na && !utf8_check(d, key))   /* json_decode_dict_key: a str key */
+            if (!string_checked(d))   /* json_decode_dict_key: a str key */
                 return false;
         } else if (c == '}') {
             return malformed(d, "trailing comma in object");
@@ -944,7 +1032,10 @@ static bool decode_payload(dec *d, const path *pa, val *v)
             return malformed(d, "trailing comma in array");
         if (i < pl->nfields) {
             val f;
-            if (!decode(d, pl->types[i], &ip, &f))
+            d->in_payload = true;
+            bool fine = decode(d, pl->types[i], &ip, &f);
+            d->in_payload = false;
+            if (!fine)
                 return false;
             i++;
             ip.index++;
@@ -1015,6 +1106,13 @@ static bool decode(dec *d, const ty *t, const path *pa, val *v)
             ok = wrong_type(d, t, pa, "object");
         break;
     case '"': {
+        if (d->in_payload && (t->f & (T_STR | T_ANY))) {   /* checked, not kept: json_parse makes the tree */
+            if (!string_checked(d))
+                return false;
+            v->kind = V_STR;
+            ok = true;
+            break;
+        }
         bool na, cp;
         if (!string_view(d, &v->s, &na, &cp))
             return false;
@@ -1237,12 +1335,16 @@ int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_e
             err je = {0};
             json_opts jo = {.max_depth = AGG_EVENT_MAX_DEPTH + 8};
             json *v = json_parse(a, text, &jo, &je);
-            if (!v) {
+            if (!v && je.code == ERR_NOMEM) {
+                d.msg.len = 0;
+                buf_cstr(&d.msg, "out of memory");
+                ok = fail_with(&d, ERR_NOMEM, "MemoryError");
+            } else if (!v) {
                 /* cannot happen for a line the reader took: a bug of ours */
                 d.msg.len = 0;
                 buf_printf(&d.msg, "the payload the reader took does not parse: %s", je.msg);
                 d.p = dv->at + (je.off > 0 ? je.off : 0);
-                ok = fail_with(&d, je.code == ERR_NOMEM ? ERR_NOMEM : ERR_INVALID, "tally.InternalError");
+                ok = fail_with(&d, ERR_INVALID, "tally.InternalError");
             } else {
                 ev->data = v;
             }
