@@ -45,6 +45,17 @@ static bool fill(lines *r)
         r->buf = p;
         r->cap = cap;
     }
+    if (r->source) {
+        iz n = r->source(r->source_ctx, r->buf + r->end, r->cap - r->end);
+        if (n <= 0) {
+            r->eof = true;
+            r->failed = n < 0;
+            r->err_no = n < 0 ? errno : 0;
+            return false;
+        }
+        r->end += n;
+        return true;
+    }
     if (r->idle) {
         struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
         if (poll(&pfd, 1, 0) == 0)

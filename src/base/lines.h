@@ -25,6 +25,13 @@ typedef struct lines {
     volatile sig_atomic_t *stop;
     void (*idle)(void *ctx);
     void  *idle_ctx;
+    /* Set by the caller after lines_init, for input that is not a plain
+     * file descriptor (a decompressor): fills buf with up to n bytes and
+     * returns how many, 0 at the end, -1 on an error (errno set, or 0 when
+     * the source keeps its own message). fd, idle and stop are not used
+     * then. */
+    iz  (*source)(void *ctx, u8 *buf, iz n);
+    void *source_ctx;
 } lines;
 
 enum { LINES_OK, LINES_END, LINES_TOO_LONG };
