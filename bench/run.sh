@@ -8,8 +8,12 @@
 # then the end-of-run drain (the queue on worker processes) over the agentic
 # prompts replicated, its scaling on 2 cores and its memory, against the same
 # Python path; then `tally count` end to end with 0, 1, 2, 8 workers and the
-# default. BENCH_ONLY=tok, tmpl, count, drain or shards runs one part. Needs the oracle
-# (sh ../shared/oracle/install.sh) and the assets (scripts/fetch-assets.sh).
+# default; then `tally replay` (the aggregator over an event log): ingest
+# against upstream's own aggregator, and a generated agentic run of 10,000 and
+# 100,000 samples with 1 and 2 shards. BENCH_ONLY=tok, tmpl, count, drain,
+# shards or replay runs one part. Needs the oracle (sh ../shared/oracle/install.sh),
+# for replay its aggregator (../shared/oracle/aggregator/setup.sh), and the
+# assets (scripts/fetch-assets.sh).
 set -eu
 bin=${1:-build/release}
 runs=${BENCH_RUNS:-5}
@@ -326,4 +330,84 @@ echo "Inputs (build/inputs, from ../shared/data): the agentic prompts as given, 
 echo "x10, the message texts x5, the agentic assistant outputs x20 (qwen3, --kind auto). The"
 echo "workers are forked once per run; more workers than CPUs only add processes that wait."
 echo "Goals (issue 17): 8/dflt <= 1.5x, dflt/0 <= 1.0x on every input."
+fi
+
+if [ -z "$only" ] || [ "$only" = replay ]; then
+[ "$only" = replay ] || echo
+# Ingest: a streaming log with token metrics off (no tokenizer: as upstream
+# without one, only token ids give ISL), one core. tally's time is its whole
+# reading loop (read, decode, aggregate: "s reading and counting"); the
+# reference's is upstream's process() loop alone (its decoding and msgpack
+# round trip come on top and are left out), as its README measures it.
+agg_home=${UPSTREAM_AGG_HOME:-$HOME/.cache/upstream-agg}
+gen=tests/data/agg/gen_events.py
+replay_runs=${BENCH_REPLAY_RUNS:-3}
+ingest_samples=${BENCH_INGEST_SAMPLES:-20000}
+mkdir -p "$tmp/rp"
+"$python" "$gen" stream_chat_tools --samples "$ingest_samples" --seed 7 --out "$tmp/rp/ingest.jsonl" 2>/dev/null
+ev=$(wc -l <"$tmp/rp/ingest.jsonl")
+r_=1
+while [ "$r_" -le "$replay_runs" ]; do
+    $pin "$bin/tally" replay "$tmp/rp/ingest.jsonl" --out "$tmp/rp/t.out" --progress-interval 0 \
+        >/dev/null 2>"$tmp/rp/t.err" || exit 1
+    sed -n 's/.* (\([0-9.]*\) s reading and counting.*/\1/p' "$tmp/rp/t.err" >>"$tmp/rp/t.s"
+    (. "$agg_home/env.sh" && $pin "$PYTHON" ../shared/oracle/aggregator/replay.py "$tmp/rp/ingest.jsonl" \
+        --out "$tmp/rp/o.out" --streaming --timings "$tmp/rp/o.json" >/dev/null 2>&1) || exit 1
+    "$python" -c 'import json, sys; t = json.load(open(sys.argv[1])); print(t["process_s"], t["load_decode_s"] + t["process_s"])' \
+        "$tmp/rp/o.json" >>"$tmp/rp/o.s"
+    r_=$((r_ + 1))
+done
+for f in final_snapshot.json; do
+    if ! "$python" - "$tmp/rp/t.out/metrics/$f" "$tmp/rp/o.out/metrics/$f" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+a.pop("timestamp_ns"); b.pop("timestamp_ns")
+sys.exit(a != b)
+PY
+    then
+        echo "bench: replay ingest: tally's final snapshot differs from the reference's" >&2
+        exit 1
+    fi
+done
+medcol() { awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ts=$(medcol "$tmp/rp/t.s" 1)
+ps=$(medcol "$tmp/rp/o.s" 1)
+pe=$(medcol "$tmp/rp/o.s" 2)
+echo "tally replay, ingest with token metrics off, one core ($ev events, $(awk -v b="$(wc -c <"$tmp/rp/ingest.jsonl")" 'BEGIN { printf "%.1f", b / 1e6 }') MB, streaming; medians of $replay_runs):"
+printf '%-44s %10s %12s %8s\n' "" "s" "events/s" "x"
+printf '%-44s %10.3f %12.0f %8s\n' "tally (read + decode + aggregate)" "$ts" "$(div "$ev" "$ts")" "-"
+printf '%-44s %10.3f %12.0f %7sx\n' "upstream process() alone" "$ps" "$(div "$ev" "$ps")" "$(div "$ps" "$ts")"
+printf '%-44s %10.3f %12.0f %7sx\n' "upstream decode + process()" "$pe" "$(div "$ev" "$pe")" "$(div "$pe" "$ts")"
+echo "Goals (issue 18): >= 30x upstream's process() and >= 3,000,000 events/s."
+echo
+
+# A generated agentic run (each turn's prompt the whole history, with tools;
+# outputs with reasoning and tool calls), qwen3, not pinned: wall time of the
+# whole replay with 1 and 2 shards, the time in counting (the reading loop,
+# which counts as it reads, and the drain after session.ended) and the peak
+# RSS of the largest process. The logs are those of make_golden.sh --bench
+# (BENCH_SHA256SUMS); BENCH_REPLAY_SIZES chooses the sample counts.
+sizes=${BENCH_REPLAY_SIZES:-10000 100000}
+echo "tally replay of a generated agentic run, qwen3 (median of $replay_runs runs):"
+printf '%8s %8s %7s | %8s %9s %8s %8s | %8s\n' samples "GB" shards "wall s" "reading s" "drain s" "counts" "peak MB"
+for n in $sizes; do
+    log=$tmp/rp/agentic-$n.jsonl
+    "$python" "$gen" agentic --samples "$n" --seed 1 --out "$log" 2>/dev/null
+    for w in 1 2; do
+        r_=1
+        : >"$tmp/rp/a.$n.$w"
+        while [ "$r_" -le "$replay_runs" ]; do
+            /usr/bin/time -f '%e %M' -o "$tmp/rp/time" "$bin/tally" replay "$log" -t "$assets/qwen3" --shards "$w" \
+                --out "$tmp/rp/a.out" --progress-interval 0 >/dev/null 2>"$tmp/rp/a.err" || exit 1
+            echo "$(tail -n 1 "$tmp/rp/time") $(sed -n 's/.* (\([0-9.]*\) s reading and counting, \([0-9.]*\) s draining.*; \([0-9]*\) token counts.*/\1 \2 \3/p' "$tmp/rp/a.err")" \
+                >>"$tmp/rp/a.$n.$w"
+            r_=$((r_ + 1))
+        done
+        sort -g "$tmp/rp/a.$n.$w" | awk -v n="$n" -v w="$w" -v gb="$(wc -c <"$log")" \
+            '{ l[NR] = $0 } END { split(l[int((NR + 1) / 2)], f, " ");
+               printf "%8d %8.2f %7d | %8.2f %9.2f %8.2f %8d | %8.0f\n", n, gb / 1e9, w, f[1], f[3], f[4], f[5], f[2] / 1024 }'
+    done
+    rm -f "$log"
+done
+echo "Goals (issue 18): 100,000 samples in <= 30 s on 2 cores; peak RSS <= 1 GB and <= 1.2x the 10,000-sample run's."
 fi

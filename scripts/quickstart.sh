@@ -1,7 +1,9 @@
 #!/bin/sh
-# Quick start: install the dependencies, build, and run the main job on the
-# bundled requests (token counts of examples/requests.jsonl with qwen3:
-# text, token ids, chat prompts with tools, assistant messages, an event).
+# Quick start: install the dependencies, build, and run the main job: replay
+# the bundled benchmark run (examples/events.jsonl.gz, a streaming chat run
+# with tools as upstream's event logger writes it) with the qwen3 tokenizer,
+# writing build/demo/{metrics/final_snapshot.json,
+# performance/result_summary.json, report.txt}, and show the report.
 #   sh scripts/quickstart.sh
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)

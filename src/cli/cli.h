@@ -107,5 +107,7 @@ int  cli_finish(const cli_common *c, int rc, const err *e, const io_stats *st, d
 int cmd_tokenize(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_count(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -13,11 +13,15 @@ static const char usage[] =
     "  render     render the chat template over JSON-lines prompts\n"
     "  count      count prompts, outputs, texts or token ids as upstream's\n"
     "             aggregator does (JSON lines or an events.jsonl)\n"
+    "  replay     upstream's metrics aggregator over a run's event log: its final\n"
+    "             snapshot, result summary and report\n"
+    "  report     the result summary and report of a final snapshot\n"
     "  help       this text; `tally <command> --help` for a command's options\n"
     "  version    print the version\n"
     "\n"
-    "Every command reads the FILEs named (or standard input, also as \"-\") and\n"
-    "writes one JSON line per input line, in order, to standard output or -o FILE.\n"
+    "tokenize, render and count read the FILEs named (or standard input, also as\n"
+    "\"-\") and write one JSON line per input line, in order, to standard output or\n"
+    "-o FILE.\n"
     "\n";
 
 static const char usage2[] =
@@ -56,6 +60,10 @@ int main(int argc, char **argv)
         return cmd_render(argc - 1, argv + 1);
     if (!strcmp(cmd, "count"))
         return cmd_count(argc - 1, argv + 1);
+    if (!strcmp(cmd, "replay"))
+        return cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report"))
+        return cmd_report(argc - 1, argv + 1);
     cli_error("unknown command \"%s\"; see tally help", cmd);
     return CLI_USAGE;
 }

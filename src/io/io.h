@@ -94,6 +94,68 @@ typedef struct io_count_opts {
 } io_count_opts;
 int io_count_lines(const count_model *m, const io_count_opts *o, io_stats *st, err *e);
 
+/* `tally replay`: upstream's aggregator over a run's event log (JSONL,
+ * gzip-compressed JSONL or SQLite events.db: io/events.h), writing
+ * OUT/metrics/final_snapshot.json, OUT/performance/result_summary.json and
+ * OUT/report.txt (each atomically: a temporary file, fsync, rename) as
+ * upstream's aggregator and report write them. A line that does not
+ * decode is one synthetic error.generic record, as a bad frame is on
+ * upstream's wire. A log without session.ended ends as upstream's SIGTERM
+ * path: an INTERRUPTED snapshot, no drain, the queued counts pending. */
+typedef struct io_replay_opts {
+    const char *events;            /* the log */
+    const char *out_dir;           /* created when missing */
+    int         streaming;         /* 1, 0, or -1: from the log (any sample.recv_first) */
+    bool        early_stopping;
+    int         sig_figs, n_buckets;
+    const count_model *model;      /* NULL: no tokenizer */
+    int         workers;
+    double      drain_timeout_s;   /* from session.ended; 0 = unlimited */
+    const char *load_pattern;      /* --load-pattern; NULL: run_config's load_pattern.type, else concurrency */
+    bool        no_legacy_loadgen_qps;   /* poisson's QPS over the tracked duration, not the LoadGen window */
+    const char *run_config;        /* a JSON file with the run_config dict, or NULL */
+    const char *git_sha;           /* NULL: none */
+    const char *version;
+    bool        pin_timestamp;     /* the snapshot's timestamp_ns is `timestamp_ns` (tests) */
+    i64         timestamp_ns;
+    iz          max_line;
+    double      progress_s;
+    volatile sig_atomic_t *stop;
+    void (*progress)(void *ctx, const char *line);   /* a progress line, for a person */
+    void (*warn)(void *ctx, const char *msg);
+    void  *cb_ctx;
+} io_replay_opts;
+
+typedef struct io_replay_stats {
+    i64    lines, events, malformed, too_long;
+    i64    malformed_at[5];            /* the first line numbers of malformed lines */
+    bool   ended, streaming;
+    iz     counts_enqueued, counts_done, counts_failed, pending;
+    double read_s, drain_s, total_s;
+    char   summary[4096];              /* the report's summary block, for stdout */
+} io_replay_stats;
+
+int io_replay(const io_replay_opts *o, io_replay_stats *st, err *e);
+
+/* `tally report`: OUT/performance/result_summary.json and OUT/report.txt
+ * from a final_snapshot.json, as upstream's pipeline builds them after a
+ * run (Report.from_snapshot, to_json, display); the report's summary block
+ * in `summary`. The legacy LoadGen QPS window is used as upstream decides
+ * it: load pattern poisson (--load-pattern, else the run_config's) and
+ * use_legacy_loadgen_qps_metrics (the run_config's, default true) unless
+ * no_legacy_loadgen_qps. */
+typedef struct io_report_opts {
+    const char *snapshot;          /* the final_snapshot.json */
+    const char *out_dir;
+    const char *load_pattern;
+    bool        no_legacy_loadgen_qps;
+    const char *run_config;
+    const char *git_sha;
+    const char *version;
+} io_report_opts;
+
+int io_report(const io_report_opts *o, char *summary, iz summary_cap, err *e);
+
 /* One progress line ("count: 1200 lines, 35% of 2.0 GB, 0 errors, ...,
  * 2400 lines/s, ETA 7 s") and the summary ("count: 20000 lines: ...");
  * `what` names the job. No newline. */
