@@ -110,6 +110,7 @@ $(COUNT_INPUTS) &:
 $(TST)/test_count_golden: $(TST)/tests/sha256.o
 $(TST)/test_agg_event: $(TST)/tests/sha256.o
 $(TST)/test_replay_golden: $(TST)/tests/sha256.o
+$(TST)/test_io_events: $(TST)/tests/sha256.o
 test-build: $(COUNT_INPUTS)
 bench: $(COUNT_INPUTS)
 

@@ -1,15 +1,17 @@
 /* fuzz_events_db.c - libFuzzer target for the SQLite reader's row decoding
- * (io_events_row_line, src/io/events.c): the input is six column values,
- * each a type byte (SQLite's five types) and a length byte, then its bytes.
- * Properties: the line is written whatever the values; when every text and
- * blob is valid UTF-8, no column is NULL and the data blob is a JSON value,
- * the line is a JSON object whose event_type, sample_uuid and
- * conversation_id are the column texts, byte for byte (the escapes round
- * trip) and whose timestamp_ns and turn are the integers or the strings
- * the rule says. */
-#include <sqlite3.h>
+ * (io_events_row_line, src/io/events_db.c): the input is the six columns of
+ * an events row, each a storage-class byte (SQLite's five), a two-byte
+ * length and its bytes (8 for an INTEGER or REAL). Properties: the line
+ * never holds a newline; a row refused is a line that starts with "events.db
+ * row" and that the event decoder refuses as malformed JSON; a row taken
+ * is a line that, when it parses, is an object of exactly the six keys in
+ * the writer's order, whose event_type, sample_uuid and conversation_id are
+ * the column texts byte for byte, whose timestamp_ns and turn are the
+ * integers, and whose data is the column's bytes; and what the decoder
+ * makes of it agrees with those columns. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "../src/agg/event.h"
 #include "../src/base/arena.h"
 #include "../src/base/utf8.h"
 #include "../src/io/events.h"
@@ -17,68 +19,81 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static bool valid_utf8(str s)
+static bool same_str(const json *v, str s)
 {
-    for (iz i = 0; i < s.len;) {
-        int n = utf8_valid_seq(s.s + i, s.len - i);
-        if (n <= 0)
-            return false;
-        i += n;
-    }
-    return true;
+    return v->type == JSON_STR && str_eq(v->u.s, s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const int kinds[5] = {SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL};
-    int types[6];
-    str vals[6];
-    i64 ints[6] = {0};
+    io_events_col cols[IO_ROW_NCOLS];
     iz at = 0, n = (iz)size;
-    for (int k = 0; k < 6; k++) {
-        if (at + 2 > n)
+    for (int k = 0; k < IO_ROW_NCOLS; k++) {
+        if (at + 3 > n)
             return 0;
-        types[k] = kinds[data[at] % 5];
-        iz len = data[at + 1];
-        at += 2;
+        io_events_col c = {.type = data[at] % 5};
+        iz len = data[at + 1] | (iz)data[at + 2] << 8;
+        at += 3;
+        if (c.type == IO_COL_INT || c.type == IO_COL_REAL)
+            len = 8;
         if (at + len > n)
             len = n - at;
-        vals[k] = str_from(data + at, len);
-        at += len;
-        if (types[k] == SQLITE_INTEGER) {
-            for (iz i = 0; i < len && i < 8; i++)
-                ints[k] = (i64)(((u64)ints[k] << 8) | data[at - len + i]);
+        if (c.type == IO_COL_INT) {
+            u64 w = 0;
+            memcpy(&w, data + at, (size_t)len);
+            c.i = (i64)w;
+        } else if (c.type == IO_COL_REAL) {
+            u64 w = 0;
+            memcpy(&w, data + at, (size_t)len);
+            memcpy(&c.f, &w, sizeof c.f);
+        } else if (c.type != IO_COL_NULL) {
+            c.s = str_from(data + at, len);
         }
+        at += len;
+        cols[k] = c;
     }
     buf out = {0};
-    io_events_row_line(&out, types, vals, ints);
-    if (out.failed)
+    bool taken = io_events_row_line(&out, 1 + (i64)size, cols);
+    str line = buf_view(&out);
+    if (out.failed || !line.len || memchr(line.s, '\n', (size_t)line.len))
         __builtin_trap();
-    bool clean = true;
-    for (int k = 0; k < 6; k++)
-        clean = clean && types[k] != SQLITE_NULL && valid_utf8(vals[k]);
     arena a;
     arena_init(&a, 0);
-    err e = {0};
-    if (clean && json_parse(&a, vals[5], NULL, &e)) {
-        json_opts deeper = {.max_depth = 2 * JSON_MAX_DEPTH};   /* the line nests the data once more */
-        json *v = json_parse(&a, buf_view(&out), &deeper, &e);
-        if (!v || v->type != JSON_OBJ)
+    agg_event ev;
+    agg_decode_error de;
+    int rc = agg_event_decode(&a, line, 0, &ev, &de);
+    if (!taken) {
+        if (line.len < 14 || memcmp(line.s, "events.db row ", 14) || rc != ERR_SYNTAX)
             __builtin_trap();
-        static const char *const keys[4] = {"sample_uuid", "event_type", NULL, "conversation_id"};
-        for (int k = 0; k < 4; k++) {
-            if (!keys[k])
-                continue;
-            const json *s = json_get(v, str_cstr(keys[k]));
-            if (!s || s->type != JSON_STR || !str_eq(s->u.s, vals[k]))
+    } else {
+        static const char *const keys[6] = {"event_type", "timestamp_ns", "sample_uuid", "conversation_id", "turn",
+                                             "data"};
+        json_opts jo = {.max_depth = 100000};
+        err e = {0};
+        json *v = json_parse(&a, line, &jo, &e);
+        if (v) {
+            if (v->type != JSON_OBJ || v->u.obj.n != 6)
+                __builtin_trap();   /* data reached outside its place */
+            for (int k = 0; k < 6; k++)
+                if (!str_eq(v->u.obj.members[k].key, str_cstr(keys[k])))
+                    __builtin_trap();
+            const json_member *m = v->u.obj.members;
+            if (!same_str(&m[0].val, cols[IO_ROW_TOPIC].s) || !same_str(&m[2].val, cols[IO_ROW_UUID].s) ||
+                !same_str(&m[3].val, cols[IO_ROW_CONV].s))
+                __builtin_trap();
+            if (m[1].val.type != JSON_INT || m[1].val.big || m[1].val.u.i != cols[IO_ROW_TS].i)
+                __builtin_trap();
+            if (cols[IO_ROW_TURN].type == IO_COL_NULL ? m[4].val.type != JSON_NULL
+                                                      : m[4].val.type != JSON_INT || m[4].val.u.i != cols[IO_ROW_TURN].i)
                 __builtin_trap();
         }
-        for (int k = 2; k <= 4; k += 2) {
-            const json *s = json_get(v, str_cstr(k == 2 ? "timestamp_ns" : "turn"));
-            if (!s)
-                __builtin_trap();
-            if (types[k] == SQLITE_INTEGER ? !(s->type == JSON_INT && s->u.i == ints[k])
-                                           : !(s->type == JSON_STR && str_eq(s->u.s, vals[k])))
+        if (rc == ERR_OK) {
+            /* what the decoder took is what the columns hold */
+            if (!str_eq(str_cstr(agg_ev_topic(ev.type)), cols[IO_ROW_TOPIC].s) ||
+                !str_eq(ev.sample_uuid, cols[IO_ROW_UUID].s) || !str_eq(ev.conversation_id, cols[IO_ROW_CONV].s) ||
+                ev.timestamp_ns != cols[IO_ROW_TS].i || ev.ts_from_clock ||
+                ev.has_turn != (cols[IO_ROW_TURN].type == IO_COL_INT) ||
+                (ev.has_turn && ev.turn != cols[IO_ROW_TURN].i) || ev.has_finish_reason || ev.has_worker_id)
                 __builtin_trap();
         }
     }

@@ -226,6 +226,66 @@ static void test_lines(void)
     }
 }
 
+/* A plugged-in reader: `data` in pieces of 1 to 7 bytes, then an error
+ * when `fail` is set. */
+typedef struct piece_reader {
+    const char *data;
+    iz len, at, calls;
+    bool fail;
+} piece_reader;
+
+static iz read_pieces(void *ctx, u8 *p, iz cap)
+{
+    piece_reader *pr = ctx;
+    if (pr->at == pr->len) {
+        if (pr->fail) {
+            errno = EIO;
+            return -1;
+        }
+        return 0;
+    }
+    iz n = MIN(MIN(cap, pr->len - pr->at), 1 + pr->calls++ % 7);
+    memcpy(p, pr->data + pr->at, (size_t)n);
+    pr->at += n;
+    return n;
+}
+
+static void test_lines_reader(void)
+{
+    static const char data[] = "\xEF\xBB\xBF{\"a\": 1}\nsecond\r\nthis one is far too long for the limit\nlast";
+    piece_reader pr = {data, lengthof(data), 0, 0, false};
+    lines r;
+    REQUIRE(lines_init(&r, -1, 20));
+    r.source = read_pieces;
+    r.source_ctx = &pr;
+    r.keep_bom = true;
+    str l;
+    EXPECT_EQ(lines_next(&r, &l), LINES_OK);
+    EXPECT_STR(l, S("\xEF\xBB\xBF{\"a\": 1}"));   /* kept: the caller asked */
+    EXPECT_EQ(lines_next(&r, &l), LINES_OK);
+    EXPECT_STR(l, S("second\r"));
+    EXPECT_EQ(lines_next(&r, &l), LINES_TOO_LONG);
+    EXPECT_EQ(lines_next(&r, &l), LINES_OK);
+    EXPECT_STR(l, S("last"));
+    EXPECT_EQ(lines_next(&r, &l), LINES_END);
+    EXPECT(!r.failed);
+    EXPECT_EQ(r.consumed, lengthof(data));
+    EXPECT_EQ(r.number, 4);
+    lines_fini(&r);
+    /* a reader's error ends the input with its errno; the lines before it stay */
+    piece_reader pf = {"one\ntw", 6, 0, 0, true};
+    REQUIRE(lines_init(&r, -1, 20));
+    r.source = read_pieces;
+    r.source_ctx = &pf;
+    EXPECT_EQ(lines_next(&r, &l), LINES_OK);
+    EXPECT_STR(l, S("one"));
+    EXPECT_EQ(lines_next(&r, &l), LINES_OK);   /* what came before the error */
+    EXPECT_STR(l, S("tw"));
+    EXPECT_EQ(lines_next(&r, &l), LINES_END);
+    EXPECT(r.failed && r.err_no == EIO);
+    lines_fini(&r);
+}
+
 static void test_lines_long_and_blocks(void)
 {
     /* lines longer than the first read block, and one too long that spans
@@ -295,6 +355,7 @@ int main(void)
     RUN(test_utf8_invalid);
     RUN(test_buf);
     RUN(test_lines);
+    RUN(test_lines_reader);
     RUN(test_lines_long_and_blocks);
     RUN(test_lines_errors_and_stop);
     return test_done();

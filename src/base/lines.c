@@ -46,15 +46,23 @@ static bool fill(lines *r)
         r->cap = cap;
     }
     if (r->source) {
-        iz n = r->source(r->source_ctx, r->buf + r->end, r->cap - r->end);
-        if (n <= 0) {
-            r->eof = true;
-            r->failed = n < 0;
-            r->err_no = n < 0 ? errno : 0;
-            return false;
+        for (;;) {
+            if (r->stop && *r->stop) {
+                r->eof = true;
+                return false;
+            }
+            iz n = r->source(r->source_ctx, r->buf + r->end, r->cap - r->end);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                r->eof = true;
+                r->failed = n < 0;
+                r->err_no = n < 0 ? errno : 0;
+                return false;
+            }
+            r->end += n;
+            return true;
         }
-        r->end += n;
-        return true;
     }
     if (r->idle) {
         struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
@@ -101,8 +109,12 @@ static void skip_bom(lines *r)
 
 int lines_next(lines *r, str *line)
 {
-    if (!r->started)
-        skip_bom(r);
+    if (!r->started) {
+        if (r->keep_bom)
+            r->started = true;
+        else
+            skip_bom(r);
+    }
     iz scanned = 0;
     for (;;) {
         u8 *nl = memchr(r->buf + r->beg + scanned, '\n', (size_t)(r->end - r->beg - scanned));

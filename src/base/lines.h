@@ -1,8 +1,9 @@
-/* lines.h - line input from a file descriptor: blocks read with read(2),
- * lines found with memchr, every line bounded (a longer one is reported as
- * too long and skipped up to its newline, so the next line is read as
- * usual), a UTF-8 byte-order mark at the very start skipped. For JSON-lines
- * inputs and event logs. */
+/* lines.h - line input from a file descriptor: blocks read with read(2)
+ * (or from a reader the caller plugs in: a decompressor), lines found with
+ * memchr, every line bounded (a longer one is reported as too long and
+ * skipped up to its newline, so the next line is read as usual), a UTF-8
+ * byte-order mark at the very start skipped unless asked not to. For
+ * JSON-lines inputs and event logs. */
 #ifndef TALLY_LINES_H
 #define TALLY_LINES_H
 
@@ -25,13 +26,16 @@ typedef struct lines {
     volatile sig_atomic_t *stop;
     void (*idle)(void *ctx);
     void  *idle_ctx;
-    /* Set by the caller after lines_init, for input that is not a plain
-     * file descriptor (a decompressor): fills buf with up to n bytes and
-     * returns how many, 0 at the end, -1 on an error (errno set, or 0 when
-     * the source keeps its own message). fd, idle and stop are not used
-     * then. */
-    iz  (*source)(void *ctx, u8 *buf, iz n);
-    void *source_ctx;
+    /* Also set after lines_init, both optional: `source` replaces read(2)
+     * on fd for input that is not a plain file descriptor (a decompressor;
+     * fd and idle are then unused): it puts up to n bytes at buf and
+     * returns how many, 0 at the end of the input, or -1 on an error
+     * (errno set, or 0 when the source keeps its own message); stop is
+     * looked at before each call. keep_bom hands a byte-order mark at the
+     * start over as part of the first line. */
+    iz   (*source)(void *ctx, u8 *buf, iz n);
+    void  *source_ctx;
+    bool   keep_bom;
 } lines;
 
 enum { LINES_OK, LINES_END, LINES_TOO_LONG };
