@@ -136,35 +136,28 @@ typedef struct path {
     const char *name;
 } path;
 
+/* The path from the root to p (at most AGG_EVENT_MAX_DEPTH deep). */
+static void path_write(const path *p, buf *b)
+{
+    if (p->up)
+        path_write(p->up, b);
+    if (p->kind == P_FIELD) {
+        buf_byte(b, '.');
+        buf_cstr(b, p->name);
+    } else if (p->kind == P_ELLIPSIS) {
+        buf_cstr(b, "[...]");
+    } else {
+        buf_printf(b, "[%td]", p->index);
+    }
+}
+
 /* PathNode_ErrSuffix: " - at `$.data[3][0][...]`", or "" at the top. */
 static void path_suffix(const path *p, buf *b)
 {
     if (!p)
         return;
-    const path *chain[64];
-    int n = 0;
-    bool cut = false;
-    for (const path *q = p; q; q = q->up) {
-        if (n == countof(chain)) {
-            cut = true;   /* deeper than any message needs: the root end is kept */
-            break;
-        }
-        chain[n++] = q;
-    }
     buf_cstr(b, " - at `$");
-    if (cut)
-        buf_cstr(b, "...");
-    for (int k = n - 1; k >= 0; k--) {
-        const path *q = chain[k];
-        if (q->kind == P_FIELD) {
-            buf_byte(b, '.');
-            buf_cstr(b, q->name);
-        } else if (q->kind == P_ELLIPSIS) {
-            buf_cstr(b, "[...]");
-        } else {
-            buf_printf(b, "[%td]", q->index);
-        }
-    }
+    path_write(p, b);
     buf_byte(b, '`');
 }
 

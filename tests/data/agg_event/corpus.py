@@ -431,6 +431,15 @@ def mutate_nesting() -> list[bytes]:
             out.append(('{"event_type":' + deep(n, kind) + "}").encode())
         out.append((base + '"data":["PromptData",null,null,null,null,{"k":' + deep(n, "arr") + "}]}").encode())
         out.append((base + '"data":["PromptData",null,null,null,null,null,null,' + deep(n, "obj") + "]}").encode())
+    # an error at the bottom of deep nesting: the message's path is as deep
+    for n in (100, 500, 900):
+        for leaf in ("1e400", HUGER, '"\\ud800"', '"\udcff"', "nul", "[1,]"):
+            out.append((base + '"data":["PromptData",null,null,[{"a":' + "[" * n + leaf + "]" * n + "}]]}")
+                       .encode("utf-8", "surrogateescape"))
+            out.append((base + '"data":["TextModelOutput","o",null,[' + '{"k":' * n + leaf + "}" * n + "]]}")
+                       .encode("utf-8", "surrogateescape"))
+        out.append((base + '"data":["PromptData",null,null,null,null,' + '{"k":' * n + '"\udcff"' + "}" * n + "]}")
+                   .encode("utf-8", "surrogateescape"))
     # nesting that is unclosed (truncated deep inside)
     for n in (10, 900, 2000):
         out.append((base + '"data":null,"x":' + "[" * n + "}").encode())
