@@ -212,6 +212,71 @@ static bool check_line(arena *a, iz no, str line, const json *g, tally *t)
     return true;
 }
 
+/* ---- the fast path ----------------------------------------------------------- */
+
+/* Every corpus line, and the canonical chunk lines of a generated run
+ * with each byte changed in turn: agg_event_decode (fast path first) and
+ * the general reader alone give the same outcome and the same record. */
+static bool same_outcome(arena *a, str line)
+{
+    agg_event x, y;
+    agg_decode_error dx, dy;
+    int rx = agg_event_decode(a, line, 7, &x, &dx), ry = agg_event_decode_general(a, line, 7, &y, &dy);
+    bool same = rx == ry && (rx != ERR_OK ? !strcmp(dx.cls, dy.cls) && dx.msg_len == dy.msg_len &&
+                                                !memcmp(dx.msg, dy.msg, (size_t)dx.msg_len)
+                                          : agg_event_same(&x, &y));
+    if (!same)
+        printf("#   fast path differs on: %.*s\n", (int)MIN(line.len, 200), (const char *)line.s);
+    return same;
+}
+
+static void test_fast_path(void)
+{
+    iz clen;
+    char *corpus = test_slurp(CORPUS, &clen);
+    REQUIRE(clen > 0);
+    str *cl;
+    iz nc = split_lines(str_from(corpus, clen), &cl);
+    arena a;
+    arena_init(&a, 0);
+    arena_mark base = arena_save(&a);
+    iz differ = 0;
+    for (iz k = 0; k < nc; k++) {
+        arena_restore(&a, base);
+        differ += !same_outcome(&a, cl[k]);
+    }
+    /* one canonical line of each shape, every byte replaced by each of a
+     * few bytes that matter to JSON and to the form */
+    static const char *const lines[] = {
+        "{\"event_type\":\"sample.recv_non_first\",\"timestamp_ns\":95310689805388,\"sample_uuid\":"
+        "\"90249a23abeb4a21a67a169df802752d\",\"conversation_id\":\"\",\"turn\":null,\"data\":null}",
+        "{\"event_type\":\"session.started\",\"timestamp_ns\":0,\"sample_uuid\":\"\",\"conversation_id\":\"c-1\","
+        "\"turn\":-12,\"data\":null}",
+    };
+    static const u8 subs[] = {'"', '\\', '0', '9', '-', ' ', ',', '}', 'n', 0x7f, 0xc3, 0x00, 'x'};
+    iz tried = 0;
+    for (size_t l = 0; l < countof(lines); l++) {
+        iz n = (iz)strlen(lines[l]);
+        u8 *v = malloc((size_t)n);
+        REQUIRE(v);
+        differ += !same_outcome(&a, str_from(lines[l], n));
+        for (iz i = 0; i < n; i++)
+            for (size_t k = 0; k < sizeof subs; k++) {
+                memcpy(v, lines[l], (size_t)n);
+                v[i] = subs[k];
+                arena_restore(&a, base);
+                differ += !same_outcome(&a, str_from(v, n));
+                tried++;
+            }
+        free(v);
+    }
+    printf("# %td corpus lines and %td changed canonical lines: %td differ\n", nc, tried, differ);
+    EXPECT_EQ(differ, 0);
+    free(cl);
+    free(corpus);
+    arena_fini(&a);
+}
+
 /* ---- the golden -------------------------------------------------------------- */
 
 static void test_golden(void)
@@ -519,6 +584,7 @@ int main(void)
 {
     arena_init(&ta, 0);
     RUN(test_golden);
+    RUN(test_fast_path);
     RUN(test_spec_lines);
     RUN(test_clock);
     RUN(test_data_text);
