@@ -253,6 +253,43 @@ static void test_report_bad_snapshot(void)
     free(errs);
 }
 
+/* Without --git-sha the report has upstream's lookup applied to tally's
+ * own checkout: the short SHA of the tree the binary was built in (the
+ * tests' binary is build/test/tally of this tree), or null outside a git
+ * checkout; --git-sha and --no-git-sha choose. */
+static void test_git_sha(void)
+{
+    char want[64] = "";
+    FILE *p = popen("git rev-parse --short=7 HEAD 2>/dev/null", "r");
+    if (p) {
+        if (!fgets(want, sizeof want, p))
+            want[0] = 0;
+        want[strcspn(want, "\n")] = 0;
+        if (pclose(p) != 0)
+            want[0] = 0;
+    }
+    const char *flags[3] = {"", "--git-sha 0123abc", "--no-git-sha"};
+    char expect[3][80];
+    if (want[0])
+        snprintf(expect[0], sizeof expect[0], "\"git_sha\": \"%s\"", want);
+    else
+        snprintf(expect[0], sizeof expect[0], "\"git_sha\": null");
+    snprintf(expect[1], sizeof expect[1], "\"git_sha\": \"0123abc\"");
+    snprintf(expect[2], sizeof expect[2], "\"git_sha\": null");
+    for (int k = 0; k < 3; k++) {
+        char out[256], path[300];
+        snprintf(out, sizeof out, "%s/out-sha%d", dir, k);
+        EXPECT_EQ(replay("examples/events.jsonl.gz", out, flags[k], NULL), 0);
+        snprintf(path, sizeof path, "%s/performance/result_summary.json", out);
+        char *text = test_slurp(path, NULL);
+        bool has = text && strstr(text, expect[k]);
+        if (!has)
+            printf("#   %s: no %s in %s\n", flags[k], expect[k], path);
+        EXPECT(has);
+        free(text);
+    }
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/tally-replay-XXXXXX");
@@ -266,6 +303,7 @@ int main(void)
     RUN(test_no_session_ended);
     RUN(test_usage);
     RUN(test_report_bad_snapshot);
+    RUN(test_git_sha);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

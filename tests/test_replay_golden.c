@@ -176,7 +176,10 @@ static void map_args(const tcase *c, char *out, size_t cap)
     }
     /* the reference is not streaming unless told: tally would detect it */
     if (!streaming)
-        snprintf(out + n, cap - n, " --no-streaming");
+        n += (size_t)snprintf(out + n, cap - n, " --no-streaming");
+    /* nor does it find a git_sha of its own: tally finds its checkout's */
+    if (!strstr(c->args, "--git-sha"))
+        snprintf(out + n, cap - n, " --no-git-sha");
 }
 
 static int compare(const char *golden, const char *got)
@@ -254,7 +257,7 @@ static void test_example(void)
     char *errs = NULL;
     char *out = test_tally(NULL,
                            "replay examples/events.jsonl.gz --tokenizer qwen3 --out build/agg/out/example -q "
-                           "--progress-interval 0 --snapshot-timestamp-ns 123456789012345",
+                           "--progress-interval 0 --snapshot-timestamp-ns 123456789012345 --no-git-sha",
                            "", 0, &st, &errs);
     EXPECT_EQ(st, 0);
     if (st != 0)

@@ -1,5 +1,6 @@
 /* cli.c - what the subcommands share (cli.h): common options, messages,
  * the tokenizer lookup, times, signals, the end of a job. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,31 @@ static bool exe_dir(char *out, size_t cap)
         return false;
     *slash = 0;
     return true;
+}
+
+const char *cli_git_sha(void)
+{
+    static char sha[128];
+    char dir[1024], root[PATH_MAX], cmd[PATH_MAX + 128], top[PATH_MAX + 8], line[128];
+    if (!exe_dir(dir, sizeof dir) || strlen(dir) + 8 > sizeof dir)
+        return NULL;
+    strcat(dir, "/../..");
+    if (!realpath(dir, root) || strchr(root, '\''))
+        return NULL;
+    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --show-toplevel --short=7 HEAD 2>/dev/null", root);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    bool ok = fgets(top, sizeof top, p) && fgets(line, sizeof line, p);
+    if (pclose(p) != 0 || !ok)
+        return NULL;
+    top[strcspn(top, "\n")] = 0;
+    line[strcspn(line, "\n")] = 0;
+    char real_top[PATH_MAX];
+    if (!realpath(top, real_top) || strcmp(real_top, root) || !line[0])
+        return NULL;
+    snprintf(sha, sizeof sha, "%s", line);
+    return sha;
 }
 
 /* Tries the Hugging Face cache for a model name; on failure appends what

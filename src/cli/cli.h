@@ -80,6 +80,11 @@ bool cli_parse_seconds(const char *cmd, const char *opt, const char *s, double *
  * cache (chat/hfcache.h: the snapshot folder refs/main names). Writes the
  * path to out. Returns false with a message naming the places it looked. */
 bool cli_find_tokenizer(const char *arg, char *out, size_t cap, char *why, size_t whycap);
+/* The report's git_sha as upstream finds its own (utils/version.py): the
+ * short SHA of the source checkout the binary was built in (the folder
+ * two above it, as for the assets), trusted only when git says that folder
+ * is the top of the checkout; NULL otherwise (a copied binary, no git). */
+const char *cli_git_sha(void);
 
 /* --now: YYYY-MM-DD[(T| )HH:MM[:SS]] as wall-clock seconds since the epoch
  * (the render's clock has no time zone: strftime_now prints these fields).

@@ -14,7 +14,7 @@ static const char help[] =
     "                    [--no-early-stopping] [--load-pattern concurrency|poisson]\n"
     "                    [--no-legacy-loadgen-qps] [--drain-timeout S] [--shards N]\n"
     "                    [--tokenizer-workers N] [--hdr-sig-figs N] [--n-histogram-buckets N]\n"
-    "                    [--run-config FILE] [--git-sha SHA] [-q]\n"
+    "                    [--run-config FILE] [--git-sha SHA | --no-git-sha] [-q]\n"
     "\n"
     "Runs upstream's metrics aggregator (mlcommons/endpoints) over a benchmark run's\n"
     "event log and writes the three files a run writes at its end, as upstream's own\n"
@@ -55,14 +55,16 @@ static const char help[] =
     "      --hdr-sig-figs N    significant figures of the HDR histograms (default 3)\n"
     "      --n-histogram-buckets N  histogram buckets (default 30, at most 1000)\n"
     "      --run-config FILE   a JSON object: the run_config of the report\n"
-    "      --git-sha SHA       the report's git_sha (default: none)\n"
+    "      --git-sha SHA, --no-git-sha  the report's git_sha, or none (default: as\n"
+    "                          upstream finds its own: the short SHA of the checkout\n"
+    "                          this binary was built in, none when it is not in one)\n"
     "      --render-timeout S  the time budget of one render (default 5)\n"
     "      --snapshot-timestamp-ns N  the snapshot's timestamp_ns (for tests; default:\n"
     "                          the monotonic clock, as upstream's aggregator)\n";
 
 enum {
     OPT_OUT = CLI_OPT_FIRST_OWN, OPT_STREAMING, OPT_NO_STREAMING, OPT_NO_ES, OPT_LOAD_PATTERN, OPT_NO_LEGACY,
-    OPT_DRAIN_TIMEOUT, OPT_TOK_WORKERS, OPT_SIG_FIGS, OPT_BUCKETS, OPT_RUN_CONFIG, OPT_GIT_SHA, OPT_RENDER_TIMEOUT,
+    OPT_DRAIN_TIMEOUT, OPT_TOK_WORKERS, OPT_SIG_FIGS, OPT_BUCKETS, OPT_RUN_CONFIG, OPT_GIT_SHA, OPT_NO_GIT_SHA, OPT_RENDER_TIMEOUT,
     OPT_TIMESTAMP,
 };
 
@@ -92,6 +94,7 @@ int cmd_replay(int argc, char **argv)
     io_replay_opts o = {.streaming = -1, .early_stopping = true, .sig_figs = 3, .n_buckets = 30, .workers = -1,
                         .version = TALLY_VERSION};
     count_model_opts mo = {.now = cli_local_now()};
+    bool git_sha_given = false;
     static const struct option opts[] = {
         CLI_COMMON_OPTIONS,
         {"out", required_argument, 0, OPT_OUT},
@@ -107,6 +110,7 @@ int cmd_replay(int argc, char **argv)
         {"n-histogram-buckets", required_argument, 0, OPT_BUCKETS},
         {"run-config", required_argument, 0, OPT_RUN_CONFIG},
         {"git-sha", required_argument, 0, OPT_GIT_SHA},
+        {"no-git-sha", no_argument, 0, OPT_NO_GIT_SHA},
         {"render-timeout", required_argument, 0, OPT_RENDER_TIMEOUT},
         {"snapshot-timestamp-ns", required_argument, 0, OPT_TIMESTAMP},
         {0, 0, 0, 0},
@@ -162,7 +166,8 @@ int cmd_replay(int argc, char **argv)
                 usage = true;
             break;
         case OPT_RUN_CONFIG: o.run_config = optarg; break;
-        case OPT_GIT_SHA: o.git_sha = optarg; break;
+        case OPT_GIT_SHA: o.git_sha = optarg; git_sha_given = true; break;
+        case OPT_NO_GIT_SHA: o.git_sha = NULL; git_sha_given = true; break;
         case OPT_TIMESTAMP: {
             char *end;
             long long t = strtoll(optarg, &end, 10);
@@ -192,6 +197,8 @@ int cmd_replay(int argc, char **argv)
         return CLI_USAGE;
     }
     o.events = argv[optind];
+    if (!git_sha_given)
+        o.git_sha = cli_git_sha();
     double t0 = os_now();
     count_model *m = NULL;
     err e = {0};
@@ -248,7 +255,8 @@ int cmd_replay(int argc, char **argv)
 
 static const char report_help[] =
     "usage: tally report FINAL_SNAPSHOT.json --out DIR [--load-pattern P]\n"
-    "                    [--no-legacy-loadgen-qps] [--run-config FILE] [--git-sha SHA]\n"
+    "                    [--no-legacy-loadgen-qps] [--run-config FILE]\n"
+    "                    [--git-sha SHA | --no-git-sha]\n"
     "\n"
     "Writes DIR/performance/result_summary.json and DIR/report.txt from a final\n"
     "snapshot (one upstream's aggregator or `tally replay` wrote), as upstream's\n"
@@ -261,18 +269,21 @@ static const char report_help[] =
     "                          concurrency)\n"
     "      --no-legacy-loadgen-qps  with poisson, QPS and TPS over the tracked duration\n"
     "      --run-config FILE   a JSON object: the run_config of the report\n"
-    "      --git-sha SHA       the report's git_sha (default: none)\n"
+    "      --git-sha SHA, --no-git-sha  the report's git_sha, or none (default: the\n"
+    "                          short SHA of the checkout this binary was built in)\n"
     "  -h, --help              this text\n";
 
 int cmd_report(int argc, char **argv)
 {
     io_report_opts o = {.version = TALLY_VERSION};
+    bool git_sha_given = false;
     static const struct option opts[] = {
         {"out", required_argument, 0, OPT_OUT},
         {"load-pattern", required_argument, 0, OPT_LOAD_PATTERN},
         {"no-legacy-loadgen-qps", no_argument, 0, OPT_NO_LEGACY},
         {"run-config", required_argument, 0, OPT_RUN_CONFIG},
         {"git-sha", required_argument, 0, OPT_GIT_SHA},
+        {"no-git-sha", no_argument, 0, OPT_NO_GIT_SHA},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -284,7 +295,8 @@ int cmd_report(int argc, char **argv)
         case OPT_LOAD_PATTERN: o.load_pattern = optarg; break;
         case OPT_NO_LEGACY: o.no_legacy_loadgen_qps = true; break;
         case OPT_RUN_CONFIG: o.run_config = optarg; break;
-        case OPT_GIT_SHA: o.git_sha = optarg; break;
+        case OPT_GIT_SHA: o.git_sha = optarg; git_sha_given = true; break;
+        case OPT_NO_GIT_SHA: o.git_sha = NULL; git_sha_given = true; break;
         case 'h': fputs(report_help, stdout); return CLI_OK;
         default: return cli_bad_option("report", c, argv);
         }
@@ -295,6 +307,8 @@ int cmd_report(int argc, char **argv)
         return CLI_USAGE;
     }
     o.snapshot = argv[optind];
+    if (!git_sha_given)
+        o.git_sha = cli_git_sha();
     static char summary[4096];
     err e = {0};
     if (io_report(&o, summary, (iz)sizeof summary, &e) != ERR_OK) {
