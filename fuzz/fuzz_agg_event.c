@@ -5,11 +5,14 @@
  * character boundary, with its offset inside the line; an acceptance has a
  * known type, a payload tree exactly when it has a payload kind, a
  * data_text that json_parse reads to the same payload with its tag first,
- * and strings that are valid UTF-8; decoding is deterministic, and a
- * trailing CR LF or leading whitespace changes no acceptance. */
+ * and strings that are valid UTF-8; decoding is deterministic, a trailing
+ * CR LF or leading whitespace changes no acceptance, and the two readers
+ * (json_parse's tree first, and the byte reader alone) agree on every
+ * field and every message. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "../src/agg/event.h"
+#include "../src/agg/event_py.h"
 #include "../src/agg/inputs.h"
 #include "../src/base/arena.h"
 #include "../src/base/utf8.h"
@@ -81,6 +84,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc3 != rc || (rc == ERR_OK && !agg_event_same(&ev, &ev3)) ||
         (rc != ERR_OK && (strcmp(de.cls, de3.cls) || de.msg_len != de3.msg_len)))
         __builtin_trap();
+    /* the byte reader alone: the same outcome, field by field */
+    int rc4 = agg_event_decode_bytes(&a, line, 7, &ev2, &de2);
+    if (rc4 != rc)
+        __builtin_trap();
+    if (rc == ERR_OK) {
+        if (ev2.type != ev.type || ev2.timestamp_ns != ev.timestamp_ns || ev2.ts_from_clock != ev.ts_from_clock ||
+            !str_eq(ev2.sample_uuid, ev.sample_uuid) || !str_eq(ev2.conversation_id, ev.conversation_id) ||
+            ev2.has_turn != ev.has_turn || ev2.turn != ev.turn || ev2.has_finish_reason != ev.has_finish_reason ||
+            !str_eq(ev2.finish_reason, ev.finish_reason) || ev2.has_worker_id != ev.has_worker_id ||
+            ev2.worker_id != ev.worker_id || ev2.data_kind != ev.data_kind || !str_eq(ev2.data_text, ev.data_text) ||
+            (ev2.wire_error == NULL) != (ev.wire_error == NULL) ||
+            (ev.wire_error && strcmp(ev.wire_error, ev2.wire_error)) ||
+            (ev.data && (ev2.data->u.arr.n != ev.data->u.arr.n)))
+            __builtin_trap();
+    } else if (strcmp(de.cls, de2.cls) || de.full_len != de2.full_len || de.msg_len != de2.msg_len ||
+               memcmp(de.msg, de2.msg, (size_t)de.msg_len)) {
+        __builtin_trap();
+    }
     /* the reader strips CR LF; JSON takes whitespace first */
     if (rc == ERR_OK && size < 1 << 16) {
         u8 *v = malloc(size + 3);

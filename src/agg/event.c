@@ -186,6 +186,8 @@ typedef struct dec {
     iz scap;
     struct record *rec;   /* what the record's fields decode to */
     bool in_payload;      /* decoding the payload: its strings need no copy */
+    int tag;              /* the tree path: the payload walked last */
+    str line;
 } dec;
 
 /* What a decoded value is, for the callers that keep something of it. */
@@ -203,6 +205,7 @@ typedef struct val {
     bool extras;          /* V_PAYLOAD: elements were skipped */
     bool overflow;        /* a record field's value holds an int beyond 64 bits */
     int wire;             /* a record field's value: its levels for the wire */
+    const json *node;     /* the tree path: the value's node */
 } val;
 
 enum { V_NULL, V_BOOL, V_INT, V_FLOAT, V_STR, V_ARR, V_OBJ, V_PAYLOAD, V_RECORD };
@@ -1229,6 +1232,253 @@ static bool decode_record(dec *d, record *r)
     return true;
 }
 
+
+/* ---- the same rules on json_parse's tree ------------------------------------ */
+
+/* Most lines are JSON (valid UTF-8, no lone surrogate, as deep as msgspec
+ * goes at most): for them json_parse builds the whole tree in one pass,
+ * and msgspec's verdict follows from the tree alone, since every error its
+ * reader could still find is one of the values' types, found in document
+ * order, with no byte offset in its message. A line json_parse refuses is
+ * read again byte by byte (decode above), for msgspec's DecodeError,
+ * UnicodeDecodeError or RecursionError and where it stops. */
+
+/* Where msgspec puts an int's text: int64 (0), uint64 above it (1), or
+ * beyond both, a Python int that the wire cannot carry (2). */
+static int int_class(const json *v, u64 *mag)
+{
+    str t = v->u.num;
+    if (!v->big) {
+        *mag = v->u.i < 0 ? 0 - (u64)v->u.i : (u64)v->u.i;
+        return 0;
+    }
+    if (!t.len || t.s[0] == '-' || t.len > 20)
+        return 2;
+    u64 x = 0;
+    for (iz k = 0; k < t.len; k++) {
+        u64 dgt = (u64)(t.s[k] - '0');
+        if (x > (UINT64_MAX - dgt) / 10)
+            return 2;
+        x = x * 10 + dgt;
+    }
+    *mag = x;
+    return 1;
+}
+
+static bool walk_number(dec *d, const json *v, const ty *t, const path *pa)
+{
+    if (v->type == JSON_INT) {
+        u64 mag;
+        if (int_class(v, &mag) < 2)
+            return (t->f & (T_ANY | T_INT)) ? true : wrong_type(d, t, pa, "int");
+        if (t->f & (T_ANY | T_INT)) {
+            if (v->u.num.len > 4300)
+                return invalid(d, pa, "Integer value out of range");
+            d->overflow = true;
+            return true;
+        }
+        if (isinf(number_value(d, v->u.num.s, v->u.num.len)))
+            return invalid(d, pa, "Number out of range");
+        return wrong_type(d, t, pa, "float");
+    }
+    if (isinf(v->u.f))
+        return invalid(d, pa, "Number out of range");
+    return (t->f & T_ANY) ? true : wrong_type(d, t, pa, "float");
+}
+
+static bool walk(dec *d, const json *v, const ty *t, const path *pa);
+static bool walk_record(dec *d, const json *v, record *r);
+
+/* json_decode_struct_array_union on the payload's array. */
+static bool walk_payload(dec *d, const json *v, const path *pa)
+{
+    iz n = v->u.arr.n;
+    const json *it = v->u.arr.items;
+    if (n == 0)
+        return invalid(d, pa, "Expected `array` of at least length 1, got 0");
+    path tp = {pa, P_INDEX, 0, NULL};
+    if (it[0].type != JSON_STR)
+        return invalid(d, &tp, "Expected `str`");
+    int k = -1;
+    for (int j = 0; j < countof(payloads); j++)
+        if (str_eq(it[0].u.s, str_cstr(payloads[j].tag)))
+            k = j;
+    if (k < 0) {
+        d->msg.len = 0;
+        buf_cstr(&d->msg, "Invalid value '");
+        buf_str(&d->msg, it[0].u.s);
+        buf_byte(&d->msg, '\'');
+        path_suffix(&tp, &d->msg);
+        return fail_with(d, ERR_INVALID, "ValidationError");
+    }
+    const payload *pl = &payloads[k];
+    wire_in(d);
+    path ip = {pa, P_INDEX, 1, NULL};
+    int i = 0;
+    for (; i < pl->nfields && i + 1 < n; i++) {
+        ip.index = i + 1;
+        if (!walk(d, &it[i + 1], pl->types[i], &ip))
+            return false;
+    }
+    if (i < pl->nrequired)
+        return invalid(d, pa, "Expected `array` of at least length %d, got %d", pl->nrequired + 1, i + 1);
+    d->wire--;
+    d->tag = k;
+    return true;
+}
+
+/* json_decode for one node against t (the checks of decode, in the same order). */
+static bool walk(dec *d, const json *v, const ty *t, const path *pa)
+{
+    d->p = d->line.s + v->off;   /* where an error is */
+    switch ((json_type)v->type) {
+    case JSON_NULL:
+        return (t->f & (T_ANY | T_NULL)) ? true : wrong_type(d, t, pa, "null");
+    case JSON_BOOL:
+        return (t->f & T_ANY) ? true : wrong_type(d, t, pa, "bool");
+    case JSON_INT:
+    case JSON_FLOAT:
+        return walk_number(d, v, t, pa);
+    case JSON_STR:
+        return (t->f & (T_STR | T_ANY)) ? true : wrong_type(d, t, pa, "str");
+    case JSON_ARR:
+        if (t->f & (T_ANY | T_ARR)) {
+            const ty *el = (t->f & T_ANY) ? &t_any : t->el;
+            path ep = {pa, P_INDEX, 0, NULL};
+            if (v->u.arr.n)
+                wire_in(d);
+            for (iz k = 0; k < v->u.arr.n; k++) {
+                ep.index = k;
+                if (!walk(d, &v->u.arr.items[k], el, &ep))
+                    return false;
+            }
+            if (v->u.arr.n)
+                d->wire--;
+            return true;
+        }
+        if (t->f & T_UNION)
+            return walk_payload(d, v, pa);
+        return wrong_type(d, t, pa, "array");
+    case JSON_OBJ:
+        if (t->f & (T_ANY | T_DICT)) {
+            path vp = {pa, P_ELLIPSIS, 0, NULL};
+            if (v->u.obj.n)
+                wire_in(d);
+            for (iz k = 0; k < v->u.obj.n; k++)
+                if (!walk(d, &v->u.obj.members[k].val, &t_any, &vp))
+                    return false;
+            if (v->u.obj.n)
+                d->wire--;
+            return true;
+        }
+        if (t->f & T_STRUCT)
+            return walk_record(d, v, d->rec);
+        return wrong_type(d, t, pa, "object");
+    }
+    return false;
+}
+
+/* Where a value's text ends in the line (json_parse keeps where it begins). */
+static iz value_end(str line, const json *v)
+{
+    iz i;
+    switch ((json_type)v->type) {
+    case JSON_NULL:
+        return v->off + 4;
+    case JSON_BOOL:
+        return v->off + (v->u.b ? 4 : 5);
+    case JSON_INT:
+    case JSON_FLOAT:
+        return v->off + v->u.num.len;
+    case JSON_STR:
+        for (i = v->off + 1; i < line.len && line.s[i] != '"'; i++)
+            if (line.s[i] == '\\')
+                i++;
+        return i + 1;
+    case JSON_ARR:
+        i = v->u.arr.n ? value_end(line, &v->u.arr.items[v->u.arr.n - 1]) : v->off + 1;
+        break;
+    case JSON_OBJ:
+        i = v->u.obj.n ? value_end(line, &v->u.obj.members[v->u.obj.n - 1].val) : v->off + 1;
+        break;
+    default:
+        return v->off;
+    }
+    while (i < line.len && line.s[i] != ']' && line.s[i] != '}')   /* whitespace only */
+        i++;
+    return i + 1;
+}
+
+/* A record field's value, for agg_event: what decode would have made. */
+static val val_of(dec *d, const json *v)
+{
+    val out = {0};
+    out.node = v;
+    out.at = d->line.s + v->off;
+    switch ((json_type)v->type) {
+    case JSON_NULL: out.kind = V_NULL; break;
+    case JSON_BOOL: out.kind = V_BOOL; break;
+    case JSON_FLOAT: out.kind = V_FLOAT; break;
+    case JSON_STR:
+        out.kind = V_STR;
+        out.s = v->u.s;
+        break;
+    case JSON_INT: {
+        out.kind = V_INT;
+        int c = int_class(v, &out.u);
+        out.big = c == 2;
+        out.neg = v->u.num.len && v->u.num.s[0] == '-';
+        out.i = c == 0 ? v->u.i : INT64_MAX;
+        out.to = out.at + v->u.num.len;
+        break;
+    }
+    case JSON_ARR: out.kind = d->tag >= 0 ? V_PAYLOAD : V_ARR; out.tag = d->tag; break;
+    case JSON_OBJ: out.kind = V_OBJ; break;
+    }
+    return out;
+}
+
+/* json_decode_struct_map_inner for EventRecord on the top object. */
+static bool walk_record(dec *d, const json *v, record *r)
+{
+    wire_in(d);
+    for (iz m = 0; m < v->u.obj.n; m++) {
+        const json_member *mb = &v->u.obj.members[m];
+        int k = field_index(mb->key);
+        if (k < 0)
+            continue;   /* skipped: json_parse has checked it as JSON, as skip does */
+        path fp = {NULL, P_FIELD, k, field_names[k]};
+        d->overflow = false;
+        d->wire_max = d->wire;
+        d->tag = -1;
+        if (!walk(d, &mb->val, field_types[k], &fp))
+            return false;
+        val fv = val_of(d, &mb->val);
+        fv.overflow = d->overflow;
+        fv.wire = d->wire_max;
+        if (k == F_EVENT_TYPE) {
+            int type = 0;
+            d->msg.len = 0;
+            str text = str_from(d->line.s + mb->val.off, value_end(d->line, &mb->val) - mb->val.off);
+            int rc = agg_py_topic_hook(d->a, fv.kind == V_STR, fv.s, text, &type, &d->msg);
+            if (rc != AGG_PY_OK) {
+                static const char *const cls[] = {"", "ValidationError", "NotImplementedError", "RecursionError"};
+                if (rc == AGG_PY_VALUE_ERROR)
+                    path_suffix(&fp, &d->msg);
+                d->p = d->line.s + mb->val.off;
+                return fail_with(d, rc == AGG_PY_RECURSION ? ERR_LIMIT : ERR_INVALID, cls[rc]);
+            }
+            fv.tag = type;
+        }
+        r->f[k] = fv;
+        r->has[k] = true;
+    }
+    if (!r->has[F_EVENT_TYPE])
+        return invalid(d, NULL, "Object missing required field `event_type`");
+    d->wire--;
+    return true;
+}
+
 /* ---- the entry point ---------------------------------------------------------- */
 
 static void finish_error(dec *d, agg_decode_error *de)
@@ -1364,6 +1614,8 @@ bool agg_event_same(const agg_event *x, const agg_event *y)
            x->has_worker_id == y->has_worker_id && x->worker_id == y->worker_id && wire;
 }
 
+static int decode_line(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de, bool tree);
+
 int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
 {
     str t = line;
@@ -1374,17 +1626,19 @@ int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_e
             memset(de, 0, sizeof *de);
         return ERR_OK;
     }
-    return agg_event_decode_general(a, line, now_ns, ev, de);
+    return decode_line(a, line, now_ns, ev, de, true);
 }
 
-int agg_event_decode_general(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
+/* msgspec's reader: json_parse's tree when it takes the line, else the
+ * bytes; `tree` false reads the bytes only. */
+static int decode_line(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de, bool tree)
 {
     while (line.len && (line.s[line.len - 1] == '\n' || line.s[line.len - 1] == '\r'))
         line.len--;
     if (de)
         memset(de, 0, sizeof *de);
     memset(ev, 0, sizeof *ev);
-    dec d = {.beg = line.s, .p = line.s, .end = line.s + line.len, .a = a, .de = de};
+    dec d = {.beg = line.s, .p = line.s, .end = line.s + line.len, .a = a, .de = de, .line = line};
     jmp_buf jb, *old = a->oom;
     if (setjmp(jb)) {
         a->oom = old;
@@ -1402,9 +1656,21 @@ int agg_event_decode_general(arena *a, str line, i64 now_ns, agg_event *ev, agg_
     d.rec = r;
     /* JSONDecoder_decode: the record (a struct wants '{'), then nothing
      * but whitespace */
-    val top = {0};
-    bool ok = decode(&d, &t_record, NULL, &top);
-    if (ok) {
+    bool ok;
+    json *root = NULL;
+    if (tree) {
+        json_opts jo = {.max_depth = AGG_EVENT_MAX_DEPTH};
+        err je = {0};
+        root = json_parse(a, line, &jo, &je);
+    }
+    if (root) {
+        ok = walk(&d, root, &t_record, NULL);
+        d.p = d.end;
+    } else {
+        val top = {0};
+        ok = decode(&d, &t_record, NULL, &top);
+    }
+    if (ok && !root) {
         while (d.p < d.end) {
             u8 c = *d.p++;
             if (!(c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
@@ -1443,7 +1709,26 @@ int agg_event_decode_general(arena *a, str line, i64 now_ns, agg_event *ev, agg_
             ev->worker_id = clamp_int(&r->f[F_WORKER]);
         }
         const val *dv = &r->f[F_DATA];
-        if (r->has[F_DATA] && dv->kind == V_PAYLOAD) {
+        if (r->has[F_DATA] && dv->kind == V_PAYLOAD && dv->node) {
+            /* the tree's own node: the text from its bytes, without what upstream skipped */
+            const json *v = dv->node;
+            const payload *pl = &payloads[dv->tag];
+            ev->data_kind = pl->kind;
+            if (v->u.arr.n > pl->nfields + 1) {
+                iz end = value_end(line, &v->u.arr.items[pl->nfields]);
+                u8 *t = arena_alloc_nz(a, 1, 1, end - v->off + 1);
+                memcpy(t, line.s + v->off, (size_t)(end - v->off));
+                t[end - v->off] = ']';
+                ev->data_text = str_from(t, end - v->off + 1);
+                json *c = NEW(a, json, 1);
+                *c = *v;
+                c->u.arr.n = pl->nfields + 1;
+                ev->data = c;
+            } else {
+                ev->data_text = str_from(line.s + v->off, value_end(line, v) - v->off);
+                ev->data = v;
+            }
+        } else if (r->has[F_DATA] && dv->kind == V_PAYLOAD) {
             ev->data_kind = payloads[dv->tag].kind;
             str text = str_from(dv->at, dv->to - dv->at);
             if (dv->extras) {
@@ -1492,4 +1777,14 @@ int agg_event_decode_general(arena *a, str line, i64 now_ns, agg_event *ev, agg_
     }
     buf_free(&d.msg);
     return rc;
+}
+
+int agg_event_decode_general(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
+{
+    return decode_line(a, line, now_ns, ev, de, true);
+}
+
+int agg_event_decode_bytes(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
+{
+    return decode_line(a, line, now_ns, ev, de, false);
 }

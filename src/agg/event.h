@@ -139,9 +139,9 @@ enum {
  * the messages of errors. Pure: no global state, thread-safe. */
 int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de);
 
-/* The same through msgspec's reader alone, without the fast path for
- * lines in upstream's canonical form without a payload (event.c): for the
- * tests that check both give the same record. */
+/* The same without the fast path for lines in upstream's canonical form
+ * without a payload (event.c): json_parse's tree, else the byte reader,
+ * for the tests that check both give the same record. */
 int agg_event_decode_general(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de);
 /* Whether two decoded records hold the same fields (data compared by its
  * text; the trees of both, when built, come from equal texts). */

@@ -35,4 +35,11 @@ bool agg_py_str(arena *a, const json *v, buf *out);
  * "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte". */
 void agg_py_utf8_error(str s, buf *out);
 
+/* agg_event_decode on the byte reader alone (neither the canonical fast
+ * path nor json_parse's tree first): the same results, for the tests and
+ * fuzz targets that check so. */
+struct agg_event;
+struct agg_decode_error;
+int agg_event_decode_bytes(arena *a, str line, i64 now_ns, struct agg_event *ev, struct agg_decode_error *de);
+
 #endif
