@@ -107,7 +107,7 @@ static void mock_work(void *ctx, void *scratch, const pool_item *it, double dead
             static const char *const keys[3] = {"content", "reasoning_content", "tool_calls"};
             for (int j = 0; j < 3; j++) {
                 const json *x = json_get(msg, str_cstr(keys[j]));
-                if (x && chat_json_truthy(x)) {
+                if (x && json_truthy(x)) {
                     buf_byte(&b, ' ');
                     py_str(&b, x);
                 }

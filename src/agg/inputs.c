@@ -152,7 +152,7 @@ static int merge(arena *a, void *vctx, err *e)
     merge_ctx *c = vctx;
     const json *tc = c->tc;
     *c->merged = NULL;
-    if (!chat_json_truthy(tc))
+    if (!json_truthy(tc))
         return ERR_OK;
     if (tc->type != JSON_ARR)
         return err_set(e, ERR_INVALID, tc->off, "tool_calls: expected an array or null, found %s",
@@ -216,14 +216,14 @@ static int merge(arena *a, void *vctx, err *e)
                                type_name(idx));
             }
             const json *fn = json_get(p, S("function"));
-            if (chat_json_truthy(fn)) {
+            if (json_truthy(fn)) {
                 if (fn->type != JSON_OBJ)
                     return err_set(e, ERR_INVALID, fn->off,
                                    "tool_calls[%td][%td]: function: expected an object, found %s", k, j,
                                    type_name(fn));
                 x->fn = fn;
                 const json *args = json_get(fn, S("arguments"));
-                if (chat_json_truthy(args) && args->type != JSON_STR)
+                if (json_truthy(args) && args->type != JSON_STR)
                     return err_set(e, ERR_INVALID, args->off,
                                    "tool_calls[%td][%td]: function.arguments: expected a string, "
                                    "found %s", k, j, type_name(args));
@@ -257,24 +257,24 @@ static int merge(arena *a, void *vctx, err *e)
         iz args_len = 0;
         for (iz j = k; j < end; j++) {
             const json *v = json_get(d[j].partial, S("id"));
-            if (chat_json_truthy(v))
+            if (json_truthy(v))
                 id = v;
             v = json_get(d[j].partial, S("type"));
-            if (chat_json_truthy(v))
+            if (json_truthy(v))
                 type = v;
             if (d[j].fn) {
                 v = json_get(d[j].fn, S("name"));
-                if (chat_json_truthy(v))
+                if (json_truthy(v))
                     name = v;
                 v = json_get(d[j].fn, S("arguments"));
-                if (chat_json_truthy(v))
+                if (json_truthy(v))
                     args_len += v->u.s.len;
             }
         }
         u8 *args = NEW_NZ(a, u8, args_len + 1), *q = args;
         for (iz j = k; j < end; j++) {
             const json *v = d[j].fn ? json_get(d[j].fn, S("arguments")) : NULL;
-            if (chat_json_truthy(v)) {
+            if (json_truthy(v)) {
                 memcpy(q, v->u.s.s, (size_t)v->u.s.len);
                 q += v->u.s.len;
             }
@@ -347,8 +347,8 @@ static bool is_arr(const json *v)
 static const json *tool_calls_after_first(const tmo_ctx *c, json *tmp)
 {
     const json *tc = c->tool_calls;
-    if (chat_json_truthy(tc) && is_arr(&tc->u.arr.items[0]) &&
-        !(chat_json_truthy(c->output) || chat_json_truthy(c->reasoning))) {
+    if (json_truthy(tc) && is_arr(&tc->u.arr.items[0]) &&
+        !(json_truthy(c->output) || json_truthy(c->reasoning))) {
         *tmp = tail_of(tc, 1);
         return tmp;
     }
@@ -368,7 +368,7 @@ static int check_tmo(const tmo_ctx *c, err *e)
 
 static void append_text(buf *b, const json *v)
 {
-    if (!chat_json_truthy(v))
+    if (!json_truthy(v))
         return;
     if (v->type == JSON_STR) {
         buf_str(b, v->u.s);
@@ -383,18 +383,18 @@ static void append_after_first(buf *b, const tmo_ctx *c)
 {
     const json *r = c->reasoning, *o = c->output;
     bool parts = false;   /* Python's `parts` list is not empty */
-    if (chat_json_truthy(r) && is_arr(r) && r->u.arr.n > 1) {
+    if (json_truthy(r) && is_arr(r) && r->u.arr.n > 1) {
         json t = tail_of(r, 1);
         append_text(b, &t);
         parts = true;
     }
-    if (!chat_json_truthy(o))
+    if (!json_truthy(o))
         return;
-    bool r_tuple = chat_json_truthy(r) && is_arr(r);
+    bool r_tuple = json_truthy(r) && is_arr(r);
     if (o->type == JSON_STR) {
         if (parts || r_tuple)
             buf_str(b, o->u.s);
-    } else if (parts || chat_json_truthy(r)) {
+    } else if (parts || json_truthy(r)) {
         append_text(b, o);
     } else if (o->u.arr.n > 1) {
         json t = tail_of(o, 1);
@@ -425,7 +425,7 @@ static int tmo_text(arena *a, void *vctx, err *e)
         append_text(&b, c->reasoning);
         append_text(&b, c->output);
     }
-    if (chat_json_truthy(merged)) {
+    if (json_truthy(merged)) {
         pyfmt_dumps_opts o = {.msgspec = true};
         err je = {0};
         if (!pyfmt_json_dumps(&b, merged, &o, NULL, &je)) {
@@ -472,12 +472,12 @@ static void message_after_first(arena *a, const tmo_ctx *c)
     }
     bool tail = *c->reasoning_out != NULL;
     *c->content = new_str(a, S(""));
-    if (!chat_json_truthy(o))
+    if (!json_truthy(o))
         return;
     if (o->type == JSON_STR) {
-        if (tail || (chat_json_truthy(r) && is_arr(r)))
+        if (tail || (json_truthy(r) && is_arr(r)))
             *c->content = o;
-    } else if (tail || chat_json_truthy(r)) {
+    } else if (tail || json_truthy(r)) {
         *c->content = join_all(a, o);
     } else if (o->u.arr.n > 1) {
         json t = tail_of(o, 1);
@@ -505,7 +505,7 @@ static int tmo_message(arena *a, void *vctx, err *e)
     else
         *c->content = out->type == JSON_STR ? out : join_strs(a, out);
     const json *r = c->reasoning;
-    if (!chat_json_truthy(r))
+    if (!json_truthy(r))
         *c->reasoning_out = NULL;
     else
         *c->reasoning_out = r->type == JSON_STR ? r : join_strs(a, r);
@@ -554,7 +554,7 @@ static int from_prompt_data(shapes_item *o, const json *d, int want, err *e)
         /* IslTrigger's precedence. */
         if (nn(ids))
             return shapes_take_ids(o, ids, where, e);
-        if (chat_json_truthy(text))
+        if (json_truthy(text))
             return shapes_take_text(o, text, where, e);
         if (nn(messages))
             return shapes_take_prompt(o, messages, tools, kwargs, tmpl, choice, where, true, e);
@@ -581,7 +581,7 @@ static int from_output(arena *a, shapes_item *o, const json *d, int want, int me
     case SHAPES_AUTO:
         /* OslTrigger: the chat template when there is reasoning or a tool
          * call, the plain text otherwise. */
-        message = chat_json_truthy(reasoning) || chat_json_truthy(tool_calls);
+        message = json_truthy(reasoning) || json_truthy(tool_calls);
         break;
     case COUNT_MESSAGE: message = true; break;
     case COUNT_TEXT: message = false; break;
@@ -598,7 +598,7 @@ static int from_output(arena *a, shapes_item *o, const json *d, int want, int me
         o->in.content = content;
         o->in.reasoning = r;
         /* MessageInput treats an empty tuple of tool calls as None. */
-        o->in.tool_calls = chat_json_truthy(tc) ? tc : NULL;
+        o->in.tool_calls = json_truthy(tc) ? tc : NULL;
         return SHAPES_COUNT;
     }
     str text;

@@ -64,38 +64,10 @@ static const json J_ZERO = {.type = JSON_INT, .off = -1};
 static const json J_EMPTY_LIST = {.type = JSON_ARR, .off = -1};
 static const json J_INTERRUPTED = {.type = JSON_STR, .off = -1, .u.s = {(const u8 *)"interrupted", 11}};
 
-static const char *pytype(const json *v)
-{
-    switch ((json_type)v->type) {
-    case JSON_NULL:  return "NoneType";
-    case JSON_BOOL:  return "bool";
-    case JSON_INT:   return "int";
-    case JSON_FLOAT: return "float";
-    case JSON_STR:   return "str";
-    case JSON_ARR:   return "list";
-    case JSON_OBJ:   return "dict";
-    }
-    return "?";
-}
-
 static bool is_null(const json *v) { return v->type == JSON_NULL; }
 static bool is_num(const json *v) { return v->type == JSON_INT || v->type == JSON_FLOAT || v->type == JSON_BOOL; }
 /* isinstance(v, int): bool is an int */
 static bool is_int(const json *v) { return v->type == JSON_INT || v->type == JSON_BOOL; }
-
-static bool truthy(const json *v)
-{
-    switch ((json_type)v->type) {
-    case JSON_NULL:  return false;
-    case JSON_BOOL:  return v->u.b;
-    case JSON_INT:   return v->big || v->u.i != 0;
-    case JSON_FLOAT: return fpclassify(v->u.f) != FP_ZERO;
-    case JSON_STR:   return v->u.s.len > 0;
-    case JSON_ARR:   return v->u.arr.n > 0;
-    case JSON_OBJ:   return v->u.obj.n > 0;
-    }
-    return false;
-}
 
 /* dict.get(key, default): the last member with that key, as json.loads
  * keeps it. */
@@ -133,7 +105,7 @@ static rnum num(rp *r, const json *v)
 static rnum need_num(rp *r, const json *v, const char *where, const char *what, const char *op)
 {
     if (!is_num(v))
-        fail(r, ERR_INVALID, v, "%s%s: a %s, not a number (upstream: TypeError at %s)", where, what, pytype(v),
+        fail(r, ERR_INVALID, v, "%s%s: a %s, not a number (upstream: TypeError at %s)", where, what, json_pytype(v),
              op);
     return num(r, v);
 }
@@ -211,7 +183,7 @@ static rnum to_int(rp *r, const json *v, const char *where)
         return x;
     }
     if (!is_num(v))
-        fail(r, ERR_INVALID, v, "%s: int() of a %s (upstream: TypeError)", where, pytype(v));
+        fail(r, ERR_INVALID, v, "%s: int() of a %s (upstream: TypeError)", where, json_pytype(v));
     x = num(r, v);
     return chk(r, rnum_to_int(&r->a, &x, &out), out, v, where, "");
 }
@@ -330,14 +302,14 @@ static void histogram(rp *r, const json *h, mdict *m)
 {
     const char *w = m->where;
     if (h->type == JSON_STR || h->type == JSON_OBJ) {
-        if (truthy(h))   /* a char or a key is one value to unpack into two, or its rng[1] fails */
+        if (json_truthy(h))   /* a char or a key is one value to unpack into two, or its rng[1] fails */
             fail(r, ERR_INVALID, h, "%shistogram: a non-empty %s (upstream: ValueError or IndexError unpacking "
-                 "its items)", w, pytype(h));
+                 "its items)", w, json_pytype(h));
         return;
     }
     if (h->type != JSON_ARR)
         fail(r, ERR_INVALID, h, "%shistogram: a %s (upstream: TypeError: '%s' object is not iterable)", w,
-             pytype(h), pytype(h));
+             json_pytype(h), json_pytype(h));
     iz n = h->u.arr.n;
     m->nb = n;
     m->lo = NEW_NZ(&r->a, const json *, n > 0 ? n : 1);
@@ -347,14 +319,14 @@ static void histogram(rp *r, const json *h, mdict *m)
         const json *ent = &h->u.arr.items[i];
         if (ent->type != JSON_ARR || ent->u.arr.n != 2)
             fail(r, ERR_INVALID, ent, "%shistogram[%td]: %s, not a [[lo, hi], count] pair (upstream: %s)", w, i,
-                 ent->type == JSON_ARR ? "a list of another length" : pytype(ent),
+                 ent->type == JSON_ARR ? "a list of another length" : json_pytype(ent),
                  ent->type == JSON_ARR || ent->type == JSON_STR || ent->type == JSON_OBJ
                      ? "ValueError unpacking it, or TypeError/IndexError on its parts"
                      : "TypeError: cannot unpack non-iterable");
         const json *rng = &ent->u.arr.items[0];
         if (rng->type != JSON_ARR || rng->u.arr.n < 2)
             fail(r, ERR_INVALID, rng, "%shistogram[%td][0]: %s, not a [lo, hi] list (upstream: %s)", w, i,
-                 rng->type == JSON_ARR ? "a list of fewer than 2 items" : pytype(rng),
+                 rng->type == JSON_ARR ? "a list of fewer than 2 items" : json_pytype(rng),
                  rng->type == JSON_ARR ? "IndexError" : rng->type == JSON_OBJ ? "KeyError: 0"
                  : rng->type == JSON_STR ? "TypeError when display() scales its characters"
                  : "TypeError: not subscriptable");
@@ -436,14 +408,14 @@ static void series_dict(rp *r, const json *stat, mdict *m)
         if (!m->median)
             m->median = json_get(perc, S("50.0"));
         m->nperc = items(r, perc, &m->perc);
-    } else if (perc && (perc->type == JSON_ARR || perc->type == JSON_STR) && truthy(perc)) {
+    } else if (perc && (perc->type == JSON_ARR || perc->type == JSON_STR) && json_truthy(perc)) {
         if (perc->type == JSON_STR)   /* "50" in it: s["50"] fails; else dict(s) of 1-char items fails */
             fail(r, ERR_INVALID, perc, "%spercentiles: a non-empty str (upstream: TypeError or ValueError)", w);
         fail(r, ERR_UNSUPPORTED, perc, "%spercentiles: a list (Python would take a list of pairs for dict(); "
              "tally reads an object only)", w);
     } else if (perc && perc->type != JSON_ARR && perc->type != JSON_STR) {
         fail(r, ERR_INVALID, perc, "%spercentiles: a %s (upstream: TypeError: argument of type '%s' is not "
-             "iterable)", w, pytype(perc), pytype(perc));
+             "iterable)", w, json_pytype(perc), json_pytype(perc));
     }
     if (!m->median) {
         /* (s_min + s_max) / 2 */
@@ -491,7 +463,7 @@ static void from_snapshot(rp *r, const json *snap, bool legacy, report *rep)
 {
     if (snap->type != JSON_OBJ)
         fail(r, ERR_INVALID, snap, "the snapshot is a %s, not an object (upstream: AttributeError: '%s' object "
-             "has no attribute 'get')", pytype(snap), pytype(snap));
+             "has no attribute 'get')", json_pytype(snap), json_pytype(snap));
 
     /* for stat in snap.get("metrics", []): counters and series by name,
      * the last of a name winning (:276-286) */
@@ -499,20 +471,20 @@ static void from_snapshot(rp *r, const json *snap, bool legacy, report *rep)
     iz sidx[NSERIES] = {0};
     const json *metrics = get(snap, "metrics", &J_EMPTY_LIST);
     if (metrics->type == JSON_STR || metrics->type == JSON_OBJ) {
-        if (truthy(metrics))   /* its characters or keys are strs, which have no .get */
+        if (json_truthy(metrics))   /* its characters or keys are strs, which have no .get */
             fail(r, ERR_INVALID, metrics, "metrics: a non-empty %s (upstream: AttributeError: 'str' object has no "
-                 "attribute 'get')", pytype(metrics));
+                 "attribute 'get')", json_pytype(metrics));
     } else if (metrics->type != JSON_ARR) {
         fail(r, ERR_INVALID, metrics, "metrics: a %s (upstream: TypeError: '%s' object is not iterable)",
-             pytype(metrics), pytype(metrics));
+             json_pytype(metrics), json_pytype(metrics));
     } else {
         for (iz i = 0; i < metrics->u.arr.n; i++) {
             const json *stat = &metrics->u.arr.items[i];
             if (stat->type != JSON_OBJ)
                 fail(r, ERR_INVALID, stat, "metrics[%td]: a %s, not an object (upstream: AttributeError: '%s' "
-                     "object has no attribute 'get')", i, pytype(stat), pytype(stat));
+                     "object has no attribute 'get')", i, json_pytype(stat), json_pytype(stat));
             const json *type = get(stat, "type", NULL), *name = get(stat, "name", NULL);
-            if (!name || !truthy(name))
+            if (!name || !json_truthy(name))
                 continue;
             bool counter = type && type->type == JSON_STR && str_eq(type->u.s, S("counter"));
             bool series = type && type->type == JSON_STR && str_eq(type->u.s, S("series"));
@@ -520,7 +492,7 @@ static void from_snapshot(rp *r, const json *snap, bool legacy, report *rep)
                 continue;
             if (name->type == JSON_ARR || name->type == JSON_OBJ)
                 fail(r, ERR_INVALID, name, "metrics[%td].name: a %s (upstream: TypeError: unhashable type: '%s')",
-                     i, pytype(name), pytype(name));
+                     i, json_pytype(name), json_pytype(name));
             if (name->type != JSON_STR)
                 continue;   /* a number as a name: a key no lookup asks for */
             if (counter) {
@@ -934,11 +906,11 @@ static void rjust(buf *b, str s, iz width)
 static void es_block(rp *r, buf *b, const mdict *m, const char *unit, double scale)
 {
     const json *es = m->esp;
-    if (!es || !truthy(es))
+    if (!es || !json_truthy(es))
         return;
     if (es->type != JSON_OBJ)
         fail(r, ERR_INVALID, es, "%searly_stopping_percentiles: a %s (upstream: AttributeError: '%s' object has "
-             "no attribute 'items')", m->where, pytype(es), pytype(es));
+             "no attribute 'items')", m->where, json_pytype(es), json_pytype(es));
     buf_cstr(b, "\n  Early-stopping percentile estimates (N/A = insufficient samples):\n");
     item *it;
     iz n = items(r, es, &it);
@@ -1045,10 +1017,10 @@ static void display(rp *r, const report *rep, const agg_report_opts *o, buf *b)
     if (o->git_sha && *o->git_sha)
         buf_printf(b, "Git SHA: %s\n", o->git_sha);
     const json *rc = o->run_config;
-    if (rc && truthy(rc)) {
+    if (rc && json_truthy(rc)) {
         if (rc->type != JSON_OBJ)
             fail(r, ERR_INVALID, NULL, "run_config: a %s (upstream: AttributeError: '%s' object has no attribute "
-                 "'items')", pytype(rc), pytype(rc));
+                 "'items')", json_pytype(rc), json_pytype(rc));
         buf_cstr(b, "Run config:\n");
         item *it;
         iz n = items(r, rc, &it);

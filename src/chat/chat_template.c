@@ -50,22 +50,6 @@ static const char *const special_attrs[] = {
 static const json json_none = {.type = JSON_NULL};
 static const json json_true = {.type = JSON_BOOL, .u.b = true};
 
-bool chat_json_truthy(const json *v)
-{
-    if (!v)
-        return false;
-    switch ((json_type)v->type) {
-    case JSON_NULL:  return false;
-    case JSON_BOOL:  return v->u.b;
-    case JSON_INT:   return v->big || v->u.i != 0;
-    case JSON_FLOAT: return v->u.f != 0.0;   /* NaN is true, as in Python */
-    case JSON_STR:   return v->u.s.len > 0;
-    case JSON_ARR:   return v->u.arr.n > 0;
-    case JSON_OBJ:   return v->u.obj.n > 0;
-    }
-    return false;
-}
-
 /* ---- loading ------------------------------------------------------------ */
 
 /* tokenizer_config.json stores a special token as a string or as a
@@ -119,7 +103,7 @@ static bool load_special(chat_tmpl *ct, arena *perm, const json *cfg, err *e)
     for (iz k = 0; k < countof(special_attrs); k++) {
         str name = str_cstr(special_attrs[k]);
         const json *t = token_content(json_get(cfg, name));
-        if (chat_json_truthy(t))
+        if (json_truthy(t))
             add_special(v, &n, name, t);
     }
     /* additional_special_tokens, then extra_special_tokens when it is a
@@ -127,11 +111,11 @@ static bool load_special(chat_tmpl *ct, arena *perm, const json *cfg, err *e)
      * empty list; other shapes would make Python iterate keys or
      * characters, which no real tokenizer does. */
     const json *add = json_get(cfg, S("additional_special_tokens"));
-    if (chat_json_truthy(add) && add->type != JSON_ARR)
+    if (json_truthy(add) && add->type != JSON_ARR)
         return err_set(e, ERR_UNSUPPORTED, -1,
                        "tokenizer_config.json: additional_special_tokens is a %s, not a list",
                        json_type_name(add->type)), false;
-    iz nadd = chat_json_truthy(add) ? add->u.arr.n : 0;
+    iz nadd = json_truthy(add) ? add->u.arr.n : 0;
     iz nlist = json_is(extra, JSON_ARR) ? extra->u.arr.n : 0;
     if (nadd + nlist > 0) {
         json *arr = NEW(perm, json, 1);
@@ -151,7 +135,7 @@ static bool load_special(chat_tmpl *ct, arena *perm, const json *cfg, err *e)
     for (iz k = 0; k < nextra; k++) {
         const json_member *m = &extra->u.obj.members[k];
         const json *t = token_content(&m->val);
-        if (chat_json_truthy(t))
+        if (json_truthy(t))
             add_special(v, &n, m->key, t);
     }
     ct->special = v;
@@ -535,7 +519,7 @@ static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opt
 
     /* kwargs = dict(item.get("chat_template_kwargs") or {}) */
     const json *kw = json_get(prompt, S("chat_template_kwargs"));
-    if (!chat_json_truthy(kw))
+    if (!json_truthy(kw))
         kw = NULL;
     else if (kw->type != JSON_OBJ)
         return fail_with(te, NULL, ERR_UNSUPPORTED, "chat_template_kwargs is a %s, not an object",
@@ -553,7 +537,7 @@ static int render(const chat_tmpl *ct, const json *prompt, const tmpl_render_opt
         agp = json_get(prompt, S("add_generation_prompt"));
     if (!agp)
         agp = &json_true;
-    if (chat_json_truthy(json_get(kw, S("continue_final_message"))))
+    if (json_truthy(json_get(kw, S("continue_final_message"))))
         return fail_with(te, "ValueError", ERR_TEMPLATE, "continue_final_message is not supported");
 
     /* A kwarg named "messages" or "self" collides with the parameters of

@@ -118,8 +118,4 @@ typedef struct chat_render_info {
 int chat_render_prompt_info(const chat_tmpl *ct, const json *prompt, const tmpl_render_opts *o,
                             arena *scratch, buf *out, tmpl_error *te, chat_render_info *info);
 
-/* Python's bool() of a JSON value (null, false, 0, 0.0, "", [], {} are
- * false), which apply_chat_template applies to some of its parameters. */
-bool chat_json_truthy(const json *v);
-
 #endif

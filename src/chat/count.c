@@ -111,20 +111,6 @@ static int fail(count_result *r, int code, const char *fmt, ...)
     return code;
 }
 
-static const char *json_pytype(const json *v)
-{
-    switch ((json_type)v->type) {
-    case JSON_NULL:  return "NoneType";
-    case JSON_BOOL:  return "bool";
-    case JSON_INT:   return "int";
-    case JSON_FLOAT: return "float";
-    case JSON_STR:   return "str";
-    case JSON_ARR:   return "list";
-    case JSON_OBJ:   return "dict";
-    }
-    return "object";
-}
-
 /* ---- tool-call argument normalisation (spec §6.7) -------------------------- */
 
 /* normalize_tool_calls: `function.arguments` given as a JSON object string
@@ -144,7 +130,7 @@ static const json *normalize_tool_calls(arena *a, const json *tcs, count_result 
             return NULL;
         }
         const json *fn = jget(tc, S("function"));
-        if (!chat_json_truthy(fn))
+        if (!json_truthy(fn))
             continue;   /* `tc.get("function") or {}` has no arguments */
         if (fn->type != JSON_OBJ) {
             fail(r, ERR_INVALID, "AttributeError: '%s' object has no attribute 'get' (tool_calls[%lld].function)",
@@ -262,10 +248,10 @@ static int count_message(count_work *w, const count_input *in, count_result *r)
     /* msg = {"role": "assistant", "content": content or ""} (+ reasoning_content, tool_calls) */
     json *msg = jobj(a, 4);
     jset(msg, S("role"), jstr(a, S("assistant")));
-    jset(msg, S("content"), chat_json_truthy(content) ? content : jstr(a, S("")));
-    if (chat_json_truthy(reasoning))
+    jset(msg, S("content"), json_truthy(content) ? content : jstr(a, S("")));
+    if (json_truthy(reasoning))
         jset(msg, S("reasoning_content"), reasoning);
-    if (chat_json_truthy(tcs)) {
+    if (json_truthy(tcs)) {
         if (tcs->type != JSON_ARR)
             return fail(r, ERR_INVALID, "tool_calls: expected an array, found %s", json_pytype(tcs));
         bool failed = false;
@@ -302,7 +288,7 @@ static int count_message(count_work *w, const count_input *in, count_result *r)
     bool first = true;
     const json *parts[2] = {content, reasoning};
     for (int k = 0; k < 2; k++) {
-        if (!chat_json_truthy(parts[k]))
+        if (!json_truthy(parts[k]))
             continue;
         if (parts[k]->type != JSON_STR)
             return fail(r, ERR_INVALID, "TypeError: sequence item %d: expected str instance, %s found",
@@ -312,7 +298,7 @@ static int count_message(count_work *w, const count_input *in, count_result *r)
         buf_str(&w->text, parts[k]->u.s);
         first = false;
     }
-    if (chat_json_truthy(tcs)) {
+    if (json_truthy(tcs)) {
         if (!first)
             buf_byte(&w->text, '\n');
         if (mlc_json(w, &w->text, tcs, r) != ERR_OK)
@@ -338,7 +324,7 @@ static int count_prompt(count_work *w, const count_input *in, count_result *r)
         return fail(r, ERR_INVALID, "messages: expected an array, found %s",
                     msgs ? json_pytype(msgs) : "nothing");
     const json *kw = in->chat_template_kwargs;
-    if (kw && kw->type != JSON_NULL && kw->type != JSON_OBJ && chat_json_truthy(kw))
+    if (kw && kw->type != JSON_NULL && kw->type != JSON_OBJ && json_truthy(kw))
         return fail(r, ERR_UNSUPPORTED, "chat_template_kwargs: expected an object, found %s",
                     json_pytype(kw));
     /* kwargs = dict(chat_template_kwargs or {}); the oracle takes out
@@ -352,7 +338,7 @@ static int count_prompt(count_work *w, const count_input *in, count_result *r)
             continue;
         if (str_eq(m->key, S("continue_final_message"))) {
             const json *last = json_get(kw, S("continue_final_message"));
-            if (chat_json_truthy(last))
+            if (json_truthy(last))
                 return fail(r, ERR_INVALID, "ValueError: continue_final_message is not supported");
             continue;
         }
@@ -389,7 +375,7 @@ static int count_prompt(count_work *w, const count_input *in, count_result *r)
     tmpl_error te;
     chat_render_info info;
     int rc = render(w, prompt, &te, &info);
-    r->tools_unread = chat_json_truthy(tools) && !info.reads_tools;
+    r->tools_unread = json_truthy(tools) && !info.reads_tools;
     if (rc == ERR_OK)
         return count_text_into(w, buf_view(&w->text), r);
     if (rc != ERR_TEMPLATE)

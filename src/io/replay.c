@@ -109,21 +109,6 @@ static bool blank(str line)
     return true;
 }
 
-/* Python's bool() of a JSON value (None, False, 0, "", [], {} are false). */
-static bool truthy(const json *v)
-{
-    switch ((json_type)v->type) {
-    case JSON_NULL:  return false;
-    case JSON_BOOL:  return v->u.b;
-    case JSON_INT:   return v->big || v->u.i != 0;
-    case JSON_FLOAT: return v->u.f != 0;
-    case JSON_STR:   return v->u.s.len > 0;
-    case JSON_ARR:   return v->u.arr.n > 0;
-    case JSON_OBJ:   return v->u.obj.n > 0;
-    }
-    return true;
-}
-
 /* use_legacy_loadgen_qps_metrics as upstream's benchmark passes it to the
  * report: the load pattern is poisson (the option, else the run_config's
  * load_pattern.type when truthy, else concurrency) and the run_config's
@@ -134,10 +119,9 @@ static bool legacy_qps(const json *run_config, const char *load_pattern, bool no
     const json *lp = run_config ? json_get_type(run_config, S("load_pattern"), JSON_OBJ) : NULL;
     const json *type = lp ? json_get(lp, S("type")) : NULL;
     bool poisson = load_pattern && *load_pattern ? !strcmp(load_pattern, "poisson")
-                                                 : type && truthy(type) && type->type == JSON_STR &&
-                                                       str_eq(type->u.s, S("poisson"));
+                                                 : json_is(type, JSON_STR) && str_eq(type->u.s, S("poisson"));
     const json *flag = lp ? json_get(lp, S("use_legacy_loadgen_qps_metrics")) : NULL;
-    return poisson && !no_legacy && (!flag || truthy(flag));
+    return poisson && !no_legacy && (!flag || json_truthy(flag));
 }
 
 /* The run_config dict of a --run-config file (NULL when none). */
@@ -260,6 +244,9 @@ int io_replay(const io_replay_opts *o, io_replay_stats *st, err *e)
     r.t0 = os_now();
     r.next_progress = r.t0 + o->progress_s;
     bool seen_recv_first = false;
+    /* the clock of a line without timestamp_ns (upstream reads it as it
+     * decodes): read every 1024 lines, not for each */
+    i64 now = os_monotonic_ns();
     str line;
     int lr;
     while ((lr = io_events_next(r.src, &line)) != LINES_END) {
@@ -278,7 +265,7 @@ int io_replay(const io_replay_opts *o, io_replay_stats *st, err *e)
         } else if (blank(line)) {
             continue;
         } else {
-            ok = agg_event_decode(&a, line, os_monotonic_ns(), &ev, &de) == ERR_OK;
+            ok = agg_event_decode(&a, line, now, &ev, &de) == ERR_OK;
         }
         if (!ok) {
             /* as a bad frame on upstream's wire: one synthetic error record */
@@ -298,8 +285,10 @@ int io_replay(const io_replay_opts *o, io_replay_stats *st, err *e)
         }
         if (agg_ended(g))
             break;   /* upstream's aggregator stops at session.ended: the rest is not read */
-        if ((st->lines & 1023) == 0)
+        if ((st->lines & 1023) == 0) {
+            now = os_monotonic_ns();
             progress_line(&r, false);
+        }
     }
     const err *le = io_events_error(r.src);
     if (le)   /* a truncated or corrupt log: what was read so far counts */

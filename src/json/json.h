@@ -88,6 +88,10 @@ const json *json_get(const json *obj, str key);
 /* Typed lookups: NULL when absent or of another type. */
 const json *json_get_type(const json *obj, str key, json_type t);
 const char *json_type_name(json_type t);
+/* Python's view of a parsed value (json.loads): bool(v) (NULL: False; NaN
+ * is true) and type(v).__name__ ("NoneType", "int", "str", "list", ...). */
+bool        json_truthy(const json *v);
+const char *json_pytype(const json *v);
 /* Asks for the memory of a parsed container's tree ahead of a reader that
  * will walk it out of cache: its block, then its nested blocks and copied
  * strings (u.arr.tree) in ascending order (a stream the hardware

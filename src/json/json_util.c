@@ -47,6 +47,36 @@ void json_prefetch_tree(const json *v, iz max)
     prefetch_range(beg - tree, beg, max);
 }
 
+bool json_truthy(const json *v)
+{
+    if (!v)
+        return false;
+    switch ((json_type)v->type) {
+    case JSON_NULL:  return false;
+    case JSON_BOOL:  return v->u.b;
+    case JSON_INT:   return v->big || v->u.i != 0;
+    case JSON_FLOAT: return v->u.f != 0.0;   /* NaN is true, as in Python */
+    case JSON_STR:   return v->u.s.len > 0;
+    case JSON_ARR:   return v->u.arr.n > 0;
+    case JSON_OBJ:   return v->u.obj.n > 0;
+    }
+    return false;
+}
+
+const char *json_pytype(const json *v)
+{
+    switch ((json_type)v->type) {
+    case JSON_NULL:  return "NoneType";
+    case JSON_BOOL:  return "bool";
+    case JSON_INT:   return "int";
+    case JSON_FLOAT: return "float";
+    case JSON_STR:   return "str";
+    case JSON_ARR:   return "list";
+    case JSON_OBJ:   return "dict";
+    }
+    return "object";
+}
+
 const char *json_type_name(json_type t)
 {
     switch (t) {
