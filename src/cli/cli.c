@@ -87,6 +87,31 @@ const char *cli_git_sha(void)
     return sha;
 }
 
+count_model *cli_load_model(const cli_common *c, const count_model_opts *mo, bool framing)
+{
+    char path[4096], why[8192];
+    if (!cli_find_tokenizer(c->tokenizer, path, sizeof(path), why, sizeof(why))) {
+        cli_error("%s: %s", c->cmd, why);
+        return NULL;
+    }
+    err e = {0};
+    count_model *m = count_model_load(path, mo, &e);
+    if (!m) {
+        cli_error("%s: %s", c->cmd, e.msg);
+        return NULL;
+    }
+    const char *berr = count_model_baseline_error(m);
+    if (berr && framing && !c->quiet)
+        cli_error("%s: warning: the message framing does not render (%s): messages are counted "
+                  "with prefix_len = baseline = 0, as upstream does", c->cmd, berr);
+    return m;
+}
+
+int cli_workers(int asked)
+{
+    return asked < 0 || asked > os_cpus() ? os_cpus() : asked;
+}
+
 /* Tries the Hugging Face cache for a model name; on failure appends what
  * it looked at to why (after `lead`). */
 static bool find_in_hf_cache(const char *arg, char *out, size_t cap, char *why, size_t whycap,

@@ -86,6 +86,18 @@ bool cli_find_tokenizer(const char *arg, char *out, size_t cap, char *why, size_
  * is the top of the checkout; NULL otherwise (a copied binary, no git). */
 const char *cli_git_sha(void);
 
+/* The count model of c->tokenizer: found (cli_find_tokenizer) and loaded
+ * with `mo`, or NULL after saying why. With `framing` and without -q, a
+ * warning when the message framing does not render (messages are then
+ * counted with prefix_len = baseline = 0, as upstream does). */
+count_model *cli_load_model(const cli_common *c, const count_model_opts *mo, bool framing);
+
+/* The worker processes to count on: --shards as asked (0: in this
+ * process), at most one per CPU this process may use, which is also the
+ * default (-1): more would only wait, each with caches of its own to fill
+ * (issue 17: more shards than cores cost little). */
+int cli_workers(int asked);
+
 /* --now: YYYY-MM-DD[(T| )HH:MM[:SS]] as wall-clock seconds since the epoch
  * (the render's clock has no time zone: strftime_now prints these fields).
  * False when the text is not such a time. */

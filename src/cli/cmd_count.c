@@ -175,26 +175,12 @@ int cmd_count(int argc, char **argv)
     double t0 = os_now();
     if (drain_timeout > 0)
         o.deadline = mo.load_deadline = t0 + drain_timeout;
-    char path[4096], why[8192];
-    if (!cli_find_tokenizer(cc.tokenizer, path, sizeof(path), why, sizeof(why))) {
-        cli_error("count: %s", why);
+    count_model *m = cli_load_model(&cc, &mo, o.want == SHAPES_AUTO || o.want == COUNT_MESSAGE);
+    if (!m)
         return CLI_FATAL;
-    }
-    err e = {0};
-    count_model *m = count_model_load(path, &mo, &e);
-    if (!m) {
-        cli_error("count: %s", e.msg);
-        return CLI_FATAL;
-    }
     double load_s = os_now() - t0;
-    const char *berr = count_model_baseline_error(m);
-    if (berr && !cc.quiet && (o.want == SHAPES_AUTO || o.want == COUNT_MESSAGE))
-        cli_error("count: warning: the message framing does not render (%s): messages are counted "
-                  "with prefix_len = baseline = 0, as upstream does", berr);
-    /* one worker per CPU at most: more would only wait, each with caches
-     * of its own to fill (issue 17: more shards than cores cost little) */
-    if (o.workers < 0 || o.workers > os_cpus())
-        o.workers = os_cpus();
+    err e = {0};
+    o.workers = cli_workers(o.workers);
     cli_io_opts(&o.io, &cc, argc, argv, optind);
     io_stats st;
     int rc = io_count_lines(m, &o, &st, &e);

@@ -201,35 +201,18 @@ int cmd_replay(int argc, char **argv)
         o.git_sha = cli_git_sha();
     double t0 = os_now();
     count_model *m = NULL;
-    err e = {0};
-    if (cc.tokenizer) {
-        char path[4096], why[8192];
-        if (!cli_find_tokenizer(cc.tokenizer, path, sizeof(path), why, sizeof(why))) {
-            cli_error("replay: %s", why);
-            return CLI_FATAL;
-        }
-        m = count_model_load(path, &mo, &e);
-        if (!m) {
-            cli_error("replay: %s", e.msg);
-            return CLI_FATAL;
-        }
-        const char *berr = count_model_baseline_error(m);
-        if (berr && !cc.quiet)
-            cli_error("replay: warning: the message framing does not render (%s): messages are counted "
-                      "with prefix_len = baseline = 0, as upstream does", berr);
-    }
+    if (cc.tokenizer && !(m = cli_load_model(&cc, &mo, true)))
+        return CLI_FATAL;
     double load_s = os_now() - t0;
     o.model = m;
-    /* one worker per CPU at most: more would only wait, each with caches
-     * of its own to fill (issue 17: more shards than cores cost little) */
-    if (o.workers < 0 || o.workers > os_cpus())
-        o.workers = os_cpus();
+    o.workers = cli_workers(o.workers);
     o.max_line = cc.max_line;
     o.progress_s = cc.quiet ? 0 : cc.progress_s;
     o.stop = cli_signals();
     o.progress = print_line;
     o.warn = cc.quiet ? NULL : print_line;
     io_replay_stats st;
+    err e = {0};
     int rc = io_replay(&o, &st, &e);
     count_model_free(m);
     if (rc == ERR_STOPPED) {
