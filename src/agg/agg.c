@@ -13,6 +13,7 @@
 #include "../base/os.h"
 #include "../drain/count_ops.h"
 #include "inputs.h"
+#include "report_num.h"
 
 /* A count a trigger asked for, in enqueue order: which series it records
  * into and, for TPOT, the numerator of (complete - recv_first) / n. */
@@ -412,36 +413,26 @@ int agg_process(agg *g, const agg_event *ev)
 
 /* ---- finalize ------------------------------------------------------------- */
 
-static int bitlen(agg_u128 v)
-{
-    u64 hi = (u64)(v >> 64), lo = (u64)v;
-    return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
-}
-
 /* Python's int / int (true division, correctly rounded) for the TPOT
- * value, b > 0: exact in doubles while both fit in 53 bits; else a
- * quotient of 64 bits with a sticky bit for the rest, rounded once. */
-static double true_div(agg_i128 a, i64 b)
+ * value, b > 0: exact in doubles while both fit in 53 bits (every real
+ * run: 2^53 ns is 104 days); past that, CPython's long_true_divide as the
+ * report computes it (report_num.h). */
+static double true_div(agg *g, agg_i128 a, i64 b)
 {
     const agg_i128 lim = (agg_i128)1 << 53;
     if (a > -lim && a < lim && b < ((i64)1 << 53))
         return (double)(i64)a / (double)b;
-    bool neg = a < 0;
-    agg_u128 ua = neg ? (agg_u128)0 - (agg_u128)a : (agg_u128)a;
-    int shift = 65 + bitlen((agg_u128)b) - bitlen(ua);   /* a quotient of 65 or 66 bits */
-    if (shift < 0)
-        shift = 0;
-    agg_u128 num = ua << shift;
-    agg_u128 q = num / (u64)b;
-    bool sticky = num % (u64)b != 0;
-    int extra = 0;
-    while (q >> 64) {
-        sticky = sticky || (q & 1);
-        q >>= 1;
-        extra++;
-    }
-    double x = ldexp((double)((u64)q | (u64)sticky), extra - shift);
-    return neg ? -x : x;
+    agg_u128 u = a < 0 ? (agg_u128)0 - (agg_u128)a : (agg_u128)a;
+    u32 limb[4];
+    iz n = 0;
+    for (; u; u >>= 32)
+        limb[n++] = (u32)u;
+    rnum x = {.sign = a < 0 ? -1 : 1, .n = n, .d = limb}, q;
+    arena_mark m = arena_save(&g->a);
+    rnum y = rnum_int(&g->a, b);
+    double v = rnum_div(&g->a, &x, &y, &q) == RNUM_OK ? q.f : NAN;   /* b > 0: it cannot raise */
+    arena_restore(&g->a, m);
+    return v;
 }
 
 int agg_finish(agg *g, bool interrupted, double deadline, i64 timestamp_ns, agg_snapshot *snap, err *e)
@@ -469,7 +460,7 @@ int agg_finish(agg *g, bool interrupted, double deadline, i64 timestamp_ns, agg_
             int rc = ERR_OK;
             if (x->series == AGG_S_TPOT) {
                 if (x->n > 0 && s)   /* TpotTrigger._compute_value */
-                    rc = agg_series_record_float(s, true_div(x->num, x->n));
+                    rc = agg_series_record_float(s, true_div(g, x->num, x->n));
             } else if (s) {
                 rc = agg_series_record_int(s, x->n);
             }
