@@ -10,6 +10,7 @@
 #include "test.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
+#include "../src/base/utf8.h"
 #include "../src/json/json.h"
 #include "../src/tok/tok.h"
 #include "../src/tok/tok_model.h"
@@ -310,6 +311,156 @@ static void test_piece_cache(void)
     EXPECT_EQ(tested, (int)countof(names));
 }
 
+/* tok_count remembers long texts with checkpoints (prefix.c) and counts a
+ * text that begins as one of them from the last checkpoint inside the
+ * common prefix. A base text of every kind of the generated golden strings
+ * (whitespace runs, contractions, digits, emoji, CJK, controls, code), then
+ * texts that are its first k bytes and a tail chosen to change how the
+ * split near k falls (a space, a letter, a digit, an apostrophe, a
+ * newline, a multi-byte character, the base's own next bytes), counted
+ * warm, must each give the length of their encoding, for every tokenizer
+ * of the assets; for those with a split the memory knows, the resumed
+ * counts must really have started past the beginning. */
+static bool is_space(u8 c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+static void test_prefix_memory(void)
+{
+    static const char *const names[] = {"qwen3", "llama3_1", "llama3", "deepseek_v3", "gpt4o", "llama2",
+                                        "gemma3", "gptoss", "claude"};
+    static const char *const tails[] = {" ", "  ", "\n", "\n\n  x", "\t", "a", "Z'", "'re", "'ll", "7",
+                                        "12345", "\xc3\xa9", "\xe4\xb8\xad\xe6\x96\x87", "\xf0\x9f\x98\x80",
+                                        "\xc2\xa0", "\xe3\x80\x80", "", ".", "\"}", " x ", "\r\n"};
+    static const char *const nl_tails[] = {"\n", "\n\n", "\n x", " \n", "\r\n", "\n", "x", "\t\n"};
+    arena a;
+    arena_init(&a, (iz)1 << 30);
+    err e = {0};
+    str src = os_read_file(&a, "tests/data/tok/inputs/gen.jsonl", &e);
+    REQUIRE(src.s);
+    /* the base: every 23rd string but those of added tokens, up to 40 KB */
+    buf base = {0};
+    iz line = 0;
+    for (iz i = 0; i < src.len && base.len < 40000;) {
+        iz j = i;
+        while (j < src.len && src.s[j] != '\n')
+            j++;
+        if (line++ % 23 == 0) {
+            json *v = json_parse(&a, str_cut(src, i, j), NULL, &e);
+            const json *text = v ? json_get_type(v, S("text"), JSON_STR) : NULL;
+            const json *id = v ? json_get_type(v, S("id"), JSON_STR) : NULL;
+            /* not the added-token kinds: the base is one piece */
+            bool special = id && id->u.s.len > 12 && !memcmp(id->u.s.s, "gen:special", 11);
+            for (iz c = 0; text && !special && c + 1 < text->u.s.len; c++)
+                special = text->u.s.s[c] == '<' && text->u.s.s[c + 1] == '|';
+            if (text && !special && utf8_invalid_at(text->u.s) < 0) {
+                buf_str(&base, text->u.s);
+                buf_byte(&base, line % 3 ? ' ' : '\n');
+            }
+        }
+        i = j + 1;
+    }
+    REQUIRE(base.len >= 40000);
+    /* the second base: words between whitespace runs, many with a newline
+     * and more whitespace after it (a checkpoint inside a run would be
+     * wrong: where a run ends decides where its matches end) */
+    static const char *const runs[] = {"\n                  ", "  \n\t\t\t\t\t\t\t\t\t ", "\r\n        \t      ",
+                                       "            ", "\n\n\n", " ", "\t\t\t\t\t\t\t", " \n \n          ",
+                                       "  ", "\n\t\t\t\t\t\t\t\t\t\t\t", "\n"};
+    buf wsb = {0};
+    for (int i = 0; wsb.len < 40000; i++) {
+        char word[16];   /* letters: digits would put match starts in every word */
+        int n = 0;
+        if (i % 5 == 0)
+            word[n++] = '\'';
+        for (int v = i; n < 8 && (n == 0 || v > 0); v /= 26)
+            word[n++] = (char)('a' + v % 26);
+        word[n] = 0;
+        buf_cstr(&wsb, word);
+        buf_cstr(&wsb, runs[(i * 7) % countof(runs)]);
+    }
+    int tested = 0;
+    for (iz k = 0; k < countof(names); k++) {
+        tok *t = load_asset(names[k]);
+        if (!t)
+            continue;
+        tested++;
+        tok_work *w = tok_work_new(t);
+        iz bad = 0, resumed = 0, tries = 0;
+        for (int which = 0; which < 2; which++) {
+            str b = which ? buf_view(&wsb) : buf_view(&base);
+            i64 cnt;
+            REQUIRE(tok_count(t, w, b, &cnt, &e) == 0);
+            /* copies: counting the texts below changes the memory */
+            const pfx_mark *m0;
+            iz nm = tok_work_prefix_marks(w, b, &m0);
+            iz *at = malloc((size_t)(nm + 1) * sizeof *at);
+            for (iz j = 0; j < nm; j++)
+                at[j] = m0[j].at;
+            /* what the memory's exactness rests on: no checkpoint between
+             * two whitespace characters */
+            iz inside = 0;
+            for (iz j = 0; j < nm; j++)
+                inside += at[j] > 0 && is_space(b.s[at[j] - 1]) && is_space(b.s[at[j]]);
+            EXPECT_EQ(inside, 0);
+            if (k < 3 && which == 1)   /* (the first base is not NFC: qwen3 remembers its normal form) */
+                EXPECT(nm >= 16);
+            u64 seed = 0x9e3779b97f4a7c15u * (u64)(k + 1 + which * 16);
+            /* random cuts, then one just past each checkpoint (4 bytes
+             * past: the least the memory resumes from) */
+            for (iz q = 0; q < 48 + 2 * nm; q++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                iz cut = q < 48 ? PFX_MIN + (iz)((seed >> 33) % (u64)(b.len - PFX_MIN))
+                                : at[(q - 48) / 2] + 4 + (iz)(q % 3);
+                if (cut > b.len)
+                    cut = b.len;
+                while (cut < b.len && (b.s[cut] & 0xc0) == 0x80)   /* a character boundary */
+                    cut++;
+                buf x = {0};
+                buf_str(&x, str_cut(b, 0, cut));
+                /* past a checkpoint, endings that move a whitespace run's
+                 * last newline */
+                const char *tail = q < 48 ? tails[(q * 5 + which) % countof(tails)] : nl_tails[q % countof(nl_tails)];
+                if (q % 7 == 6)   /* the base's own next bytes, then a new ending */
+                    buf_str(&x, str_cut(b, cut, cut + 16 < b.len ? cut + 16 : b.len));
+                buf_cstr(&x, tail);
+                str xs = buf_view(&x);
+                if (utf8_invalid_at(xs) >= 0) {
+                    buf_free(&x);
+                    continue;
+                }
+                tries++;
+                /* the base counted last: each text below takes its place */
+                REQUIRE(tok_count(t, w, b, &cnt, &e) == 0);
+                const u32 *ids;
+                iz n = -1;
+                REQUIRE(tok_encode(t, w, xs, &ids, &n, &e) == 0);
+                i64 before = tok_work_prefix_resumed(w);
+                REQUIRE(tok_count(t, w, xs, &cnt, &e) == 0);
+                if (tok_work_prefix_resumed(w) > before)
+                    resumed++;
+                if (cnt != n) {
+                    printf("#   %s: base %d, cut %td + \"%s\": count %lld, encode %td\n", names[k], which, cut,
+                           tail, (long long)cnt, n);
+                    bad++;
+                }
+                buf_free(&x);
+            }
+            free(at);
+        }
+        EXPECT_EQ(bad, 0);
+        /* qwen3, llama3_1 and llama3 have the splits the memory knows */
+        if (k < 3)
+            EXPECT(resumed >= tries * 3 / 4);
+        else
+            EXPECT_EQ(resumed, 0);
+        tok_work_free(w);
+        tok_free(t);
+    }
+    EXPECT_EQ(tested, (int)countof(names));
+    buf_free(&base);
+    buf_free(&wsb);
+    arena_fini(&a);
+}
+
 /* What added_split emitted: "offset:length:id;" per piece. */
 static int collect(void *ctx, str piece, iz off, i32 id)
 {
@@ -388,6 +539,7 @@ int main(int argc, char **argv)
     RUN(test_truncated_tokenizer_json);
     RUN(test_real_roundtrip);
     RUN(test_piece_cache);
+    RUN(test_prefix_memory);
     RUN(test_added_closer);
     return test_done();
 }

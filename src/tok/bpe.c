@@ -549,3 +549,54 @@ int bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *
     }
     return ERR_OK;
 }
+
+/* Whether a checkpoint may sit at match start i > 0 (tok_model.h): the
+ * bytes on either side are not both whitespace; only ASCII bytes are
+ * judged, a byte of a longer character counting as possible whitespace. */
+static inline bool mark_ok(const u8 *s, iz i)
+{
+    const u8 *cls = tok_ascii_cls;
+    return (s[i - 1] < 0x80 && !(cls[s[i - 1]] & C_WS)) || (s[i] < 0x80 && !(cls[s[i]] & C_WS));
+}
+
+int bpe_count_split_remembered(const tok *t, tok_work *w, pfx_store *p, const tok_regex *split, str text,
+                               int digits, bool ascii, i64 *count, err *e)
+{
+    pfx_mark from;
+    if (pfx_start(p, text, digits, &from) && from.at == text.len) {
+        *count += from.count;
+        return ERR_OK;
+    }
+    const u8 *s = text.s;
+    iz n = text.len;
+    i64 c = from.count;                       /* the words before i */
+    iz next = from.at + PFX_STRIDE;           /* the next checkpoint, at or after */
+    for (iz i = from.at; i < n;) {
+        if (i >= next && mark_ok(s, i)) {
+            pfx_mark_at(p, i, c);
+            next = i + PFX_STRIDE;
+        }
+        iz end;
+        if (ascii) {
+            end = fast_match_ascii(s, n, i, digits);
+        } else {
+            iz mb, me;
+            int r = tok_regex_find(split, w, text, i, &mb, &me, e);
+            if (r < 0)
+                return -r;
+            if (r == 0 || mb != i || me <= i)   /* these patterns match at every position */
+                return err_set(e, ERR_INVALID, i, "the split pattern did not match at byte %td", i);
+            end = me;
+        }
+        str word = str_cut(text, i, end);
+        i = end;
+        if (l1_count(w, word, &c))
+            continue;
+        int rc = bpe_word(t, w, word, &c, false, e);
+        if (rc)
+            return rc;
+    }
+    pfx_commit(p, text, digits, c);
+    *count += c;
+    return ERR_OK;
+}

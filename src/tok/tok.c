@@ -41,6 +41,7 @@ typedef struct {
     u8        *store;
     iz         used;
     i64        hits, misses;
+    pfx_store *pfx;           /* the prefix memory (prefix.c); NULL until first needed */
 } work_extra;
 
 static const pc_slot *pc_find(work_extra *x, str piece, bool origin, u64 h)
@@ -65,6 +66,19 @@ void tok_work_forget_pieces(tok_work *w)
     if (x->slots)
         memset(x->slots, 0, PC_SLOTS * sizeof *x->slots);
     x->used = 0;
+    pfx_clear(x->pfx);
+}
+
+i64 tok_work_prefix_resumed(const tok_work *w)
+{
+    return pfx_resumed(((const work_extra *)(w + 1))->pfx);
+}
+
+iz tok_work_prefix_marks(const tok_work *w, str text, const pfx_mark **marks)
+{
+    const tok_regex *split = tok_pretok_one_split(w->t->pretok);
+    int digits = split ? tok_regex_fast_digits(split, w) : 0;
+    return pfx_marks_of(((const work_extra *)(w + 1))->pfx, text, digits, marks);
 }
 
 static void pc_put(work_extra *x, str piece, bool origin, u64 h, i64 n)
@@ -113,6 +127,7 @@ void tok_work_free(tok_work *w)
     work_extra *x = (work_extra *)(w + 1);
     free(x->slots);
     free(x->store);
+    pfx_free(x->pfx);
     free(w->ids);
     arena_fini(&w->scratch);
     free(w);
@@ -126,8 +141,17 @@ typedef struct {
     bool       seg_at_origin;
     bool       ascii;   /* the text is all ASCII, and so is what the normalizer makes of it */
     int        digits;  /* counting with Llama 3's or Qwen's split: tok_regex_fast_digits, else 0 */
+    const tok_regex *split;   /* that split, when digits */
     err       *e;
 } run_ctx;
+
+/* Whether a piece is counted with the prefix memory (prefix.c): long
+ * pieces, when counting with one of the splits it knows and the work
+ * area's memory is on. The piece cache leaves such pieces to it. */
+static bool remembers(const run_ctx *c, const work_extra *x, str piece)
+{
+    return c->digits && piece.len >= PFX_MIN && !c->want_ids && !x->pc_off;
+}
 
 static void emit_id(run_ctx *c, u32 id)
 {
@@ -159,8 +183,14 @@ static int on_normalized(void *ctx, str piece, iz off, i32 id)
     if (!t->pretok)
         return bpe_word(t, w, piece, &c->count, c->want_ids, c->e);
     /* Counting an all-ASCII piece with Llama 3's or Qwen's split: one loop */
-    if (c->digits && (c->ascii || utf8_ascii_prefix(piece) == piece.len))
-        return bpe_count_split_ascii(t, w, piece, c->digits, &c->count, c->e);
+    if (c->digits) {
+        bool ascii = c->ascii || utf8_ascii_prefix(piece) == piece.len;
+        work_extra *x = (work_extra *)(w + 1);
+        if (remembers(c, x, piece) && (x->pfx || (x->pfx = pfx_new())))
+            return bpe_count_split_remembered(t, w, x->pfx, c->split, piece, c->digits, ascii, &c->count, c->e);
+        if (ascii)
+            return bpe_count_split_ascii(t, w, piece, c->digits, &c->count, c->e);
+    }
     arena_mark m = arena_save(&w->scratch);
     bpe_words bw = {t, w, &c->count, c->want_ids, c->e};
     int rc = tok_pretok_each(t->pretok, w, piece, c->seg_at_origin && off == 0, bpe_each_word, &bw, c->e);
@@ -178,7 +208,7 @@ static int on_raw(void *ctx, str piece, iz off, i32 id)
     }
     const tok *t = c->t;
     work_extra *x = (work_extra *)(c->w + 1);
-    bool cache = !c->want_ids && piece.len >= PC_MIN && !x->pc_off;
+    bool cache = !c->want_ids && piece.len >= PC_MIN && !x->pc_off && !remembers(c, x, piece);
     u64 h = 0;
     i64 before = c->count;
     if (cache) {
@@ -221,7 +251,7 @@ static int run(const tok *t, tok_work *w, str text, bool want_ids, i64 *n, err *
     }
     const tok_regex *split = want_ids ? NULL : tok_pretok_one_split(t->pretok);
     run_ctx c = {t, w, 0, want_ids, false, ascii == text.len && (!t->norm || t->norm_keeps_ascii),
-                 split ? tok_regex_fast_digits(split, w) : 0, e};
+                 split ? tok_regex_fast_digits(split, w) : 0, split, e};
     w->scratch.oom = &w->oom;
     if (setjmp(w->oom)) {
         w->scratch.oom = NULL;

@@ -69,6 +69,7 @@ typedef enum { DEC_NONE, DEC_BYTELEVEL, DEC_REPLACE, DEC_BYTEFALLBACK, DEC_FUSE,
                DEC_STRIP, DEC_METASPACE, DEC_WORDPIECE, DEC_BPE, DEC_CTC, DEC_SEQUENCE } dec_type;
 
 typedef struct tok_decoder tok_decoder;
+typedef struct pfx_store pfx_store;
 struct tok_decoder {
     dec_type     type;
     str          pattern, content;        /* Replace (string pattern only) */
@@ -165,6 +166,62 @@ int  bpe_each_word(void *ctx, str word);
  * in one loop. */
 int  bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *count, err *e);
 void bpe_work_fini(tok_work *w);
+/* Adds to *count the tokens of `text` (all ASCII when `ascii`) whose
+ * pre-tokenizer is one Isolated split by `split`, a pattern split_fast.h
+ * matches (`digits` from tok_regex_fast_digits), with the prefix memory
+ * (prefix.c): a text that begins as one counted before is counted from the
+ * last checkpoint of the common prefix, and remembered in turn. */
+int  bpe_count_split_remembered(const tok *t, tok_work *w, pfx_store *p, const tok_regex *split, str text,
+                                int digits, bool ascii, i64 *count, err *e);
+
+/* prefix.c: the prefix memory of a work area. Counting only. Chat prompts
+ * that a template could not render are counted as one long JSON text
+ * (upstream's fallback), and the next turn's text begins with the last
+ * one's: remembering long texts with checkpoints (a word start and the
+ * count of the words before it) lets the next one start at the last
+ * checkpoint inside the common prefix.
+ *
+ * Exact by construction, for the split patterns split_fast.h matches (Llama
+ * 3's and Qwen's, whose matches tile the text, whether the hand-written
+ * matcher or PCRE2 finds them): the split is memoryless (the matches after
+ * a match start depend only on the text from there on), so a checkpoint
+ * `at` of an old text is a match start of a new text, with the same count
+ * before it, when every character the old text's matches before `at` read
+ * is shared. A match whose first character is not whitespace reads no
+ * further than the character after its end (or the text's end); one that
+ * starts with whitespace reads its whole whitespace run and the character
+ * after it. So a match start `at` where the characters before and at `at`
+ * are not both whitespace (checkpoints are taken where one of them is an
+ * ASCII non-space byte) has every earlier read in [0, at + 4): such
+ * checkpoints are valid for a new text whose first at + 4 bytes are the old
+ * text's (pfx_start takes the last one with at + 4 <= the common prefix's
+ * length). The words' counts are those of the BPE, a function of each
+ * word's bytes. Bounded: a ring of records, overwritten oldest first;
+ * a set-associative index keyed by the first PFX_KEY bytes. */
+enum { PFX_MIN = 8192, PFX_KEY = 4096, PFX_STRIDE = 1024 };
+typedef struct pfx_mark {
+    iz  at;      /* a match start */
+    i64 count;   /* the tokens of the words before it */
+} pfx_mark;
+pfx_store *pfx_new(void);
+void pfx_free(pfx_store *p);
+void pfx_clear(pfx_store *p);
+/* Looks `text` up; true with *start the checkpoint to count from (at ==
+ * text.len: the same text, count its total), false to count it all. Begins
+ * the new text's checkpoints with those of the old before *start. */
+bool pfx_start(pfx_store *p, str text, int digits, pfx_mark *start);
+/* Adds a checkpoint of the text being counted (in increasing `at`). */
+void pfx_mark_at(pfx_store *p, iz at, i64 count);
+/* Remembers the text being counted, with its count. */
+void pfx_commit(pfx_store *p, str text, int digits, i64 total);
+/* Counts of texts counted from a checkpoint past their start, or found
+ * whole (for tests: the memory was used). */
+i64  pfx_resumed(const pfx_store *p);
+i64  tok_work_prefix_resumed(const tok_work *w);
+/* The checkpoints remembered for `text` (counted before, as it is), for
+ * tests that cut texts just past them. */
+iz   pfx_marks_of(const pfx_store *p, str text, int digits, const pfx_mark **marks);
+iz   tok_work_prefix_marks(const tok_work *w, str text, const pfx_mark **marks);
 
 /* decode.c */
 tok_decoder *decoder_parse(arena *perm, const json *j, const char *path, err *e);
