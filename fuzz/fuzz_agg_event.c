@@ -84,6 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc3 != rc || (rc == ERR_OK && !agg_event_same(&ev, &ev3)) ||
         (rc != ERR_OK && (strcmp(de.cls, de3.cls) || de.msg_len != de3.msg_len)))
         __builtin_trap();
+    /* the payload left for later: the same record, and its tree when parsed */
+    agg_event ev5;
+    agg_decode_error de5;
+    int rc5 = agg_event_decode_deferred(&a, line, 7, &ev5, &de5);
+    if (rc5 != rc || (rc == ERR_OK && (!agg_event_same(&ev5, &ev3) ||
+                                       (agg_event_data(&a, &ev5, NULL) == NULL) != (ev3.data == NULL))))
+        __builtin_trap();
     /* the byte reader alone: the same outcome, field by field */
     int rc4 = agg_event_decode_bytes(&a, line, 7, &ev2, &de2);
     if (rc4 != rc)

@@ -216,10 +216,15 @@ static int enqueue(agg *g, const agg_event *ev, agg_series_id s, int op, agg_i12
  * with the item, or SHAPES_SKIP (nothing). */
 static int input_of(agg *g, const agg_event *ev, int metric, shapes_item *it)
 {
-    if (!ev->data)
-        return SHAPES_SKIP;
     err e = {0};
-    int st = agg_input(&g->a, ev->data, SHAPES_AUTO, metric, it, &e);
+    const json *data = agg_event_data(&g->a, ev, &e);
+    if (!data) {
+        if (e.code)
+            warn(g, "%s of sample %.*s: %s (nothing counted)", agg_metric_name(metric),
+                 (int)MIN(ev->sample_uuid.len, 64), (const char *)ev->sample_uuid.s, e.msg);
+        return SHAPES_SKIP;
+    }
+    int st = agg_input(&g->a, data, SHAPES_AUTO, metric, it, &e);
     if (st == SHAPES_ERROR) {
         /* a payload the decoder accepted always gives an input; where
          * Python would raise inside a trigger we count nothing, and say so */
@@ -235,6 +240,9 @@ static int isl(agg *g, const agg_event *ev)
 {
     if (ev->data_kind != AGG_DATA_PROMPT)
         return ERR_OK;
+    /* without a tokenizer only token ids are counted (TokenTrigger.fire) */
+    if (!g->q && !ev->data_ids)
+        return ERR_OK;
     shapes_item it;
     if (input_of(g, ev, AGG_ISL, &it) != SHAPES_COUNT)
         return ERR_OK;
@@ -246,7 +254,7 @@ static int isl(agg *g, const agg_event *ev)
 /* OslTrigger and TpotTrigger on COMPLETE. */
 static int osl_tpot(agg *g, const agg_event *ev, const agg_row *pre)
 {
-    if (ev->data_kind != AGG_DATA_OUTPUT)
+    if (ev->data_kind != AGG_DATA_OUTPUT || !g->q)   /* without a tokenizer nothing is (TokenTrigger.fire) */
         return ERR_OK;
     shapes_item it;
     int rc = ERR_OK;

@@ -1572,6 +1572,254 @@ static bool fast_str(fcur *c, str *out)
     return true;
 }
 
+/* ---- payloads on the fast path ----
+ * The payload lines (sample.issued's PromptData, sample.complete's
+ * TextModelOutput) carry most of a log's bytes. Their canonical form is
+ * compact JSON, which the reader takes when it is valid and typed as the
+ * payload's fields want; json_parse would build a tree only for the
+ * triggers to look at it (and, without a tokenizer, not even that). The
+ * checks below accept a subset of what the reader accepts, with the same
+ * verdict by construction: strings whose escapes are the simple ones or a
+ * \u escape of a non-surrogate, valid UTF-8 in them, ints of at most 18
+ * digits, decimals without an exponent, of at most 40 characters, no
+ * whitespace, nesting at most FAST_DEPTH deep (the reader's limits are far
+ * beyond), each field of the type its struct wants, no ErrorData and no
+ * element past the struct's fields. Anything else goes to the reader.
+ * The tree is then made when a trigger asks (agg_event_data). */
+
+enum { FAST_DEPTH = 48 };
+
+/* A JSON string at c->p (the opening quote), as the reader takes it. */
+static bool fast_jstr(fcur *c)
+{
+    const u8 *q = c->p + 1;
+    for (;;) {
+#if defined(__SSE2__)
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v20 = _mm_set1_epi8(0x20);
+        while (c->end - q >= 16) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)q);
+            /* signed: bytes above 0x7f are negative, so below 0x20 too */
+            __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, vq), _mm_cmpeq_epi8(w, vb)),
+                                       _mm_cmplt_epi8(w, v20));
+            if (_mm_movemask_epi8(bad))
+                break;
+            q += 16;
+        }
+#endif
+        while (q < c->end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+            q++;
+        if (q >= c->end)
+            return false;
+        u8 b = *q;
+        if (b == '"') {
+            c->p = q + 1;
+            return true;
+        }
+        if (b == '\\') {
+            if (c->end - q < 2)
+                return false;
+            u8 x = q[1];
+            if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+                q += 2;
+                continue;
+            }
+            if (x != 'u' || c->end - q < 6)
+                return false;
+            u32 cp = 0;
+            for (int k = 2; k < 6; k++) {
+                u8 h = q[k];
+                u32 d = h >= '0' && h <= '9' ? (u32)(h - '0')
+                      : (h | 0x20) >= 'a' && (h | 0x20) <= 'f' ? (u32)((h | 0x20) - 'a' + 10) : 16;
+                if (d > 15)
+                    return false;
+                cp = cp << 4 | d;
+            }
+            if (cp >= 0xd800 && cp <= 0xdfff)
+                return false;
+            q += 6;
+            continue;
+        }
+        if (b < 0x20)
+            return false;
+        int n = utf8_valid_seq(q, c->end - q);
+        if (!n)
+            return false;
+        q += n;
+    }
+}
+
+/* A number: an int of 1 to 18 digits, or with a fraction, at most 40
+ * characters; no exponent. *is_int says which. */
+static bool fast_num(fcur *c, bool *is_int)
+{
+    const u8 *q = c->p;
+    if (q < c->end && *q == '-')
+        q++;
+    const u8 *d = q;
+    while (q < c->end && *q >= '0' && *q <= '9')
+        q++;
+    iz nd = q - d;
+    if (nd == 0 || (nd > 1 && *d == '0'))
+        return false;
+    *is_int = true;
+    if (q < c->end && *q == '.') {
+        const u8 *f = ++q;
+        while (q < c->end && *q >= '0' && *q <= '9')
+            q++;
+        if (q == f)
+            return false;
+        *is_int = false;
+    }
+    if (q < c->end && (*q == 'e' || *q == 'E'))
+        return false;
+    if (*is_int ? nd > 18 : q - c->p > 40)
+        return false;
+    c->p = q;
+    return true;
+}
+
+static bool fast_any(fcur *c, int depth);
+
+/* [v, ...] with each element checked by `el` (fast_any when NULL). */
+static bool fast_array(fcur *c, int depth, bool (*el)(fcur *, int))
+{
+    if (depth > FAST_DEPTH)
+        return false;
+    c->p++;
+    if (c->p < c->end && *c->p == ']') {
+        c->p++;
+        return true;
+    }
+    for (;;) {
+        if (!(el ? el(c, depth + 1) : fast_any(c, depth + 1)))
+            return false;
+        if (c->p >= c->end)
+            return false;
+        u8 b = *c->p++;
+        if (b == ']')
+            return true;
+        if (b != ',')
+            return false;
+    }
+}
+
+/* {"key": any, ...} */
+static bool fast_object(fcur *c, int depth)
+{
+    if (depth > FAST_DEPTH || c->p >= c->end || *c->p != '{')
+        return false;
+    c->p++;
+    if (c->p < c->end && *c->p == '}') {
+        c->p++;
+        return true;
+    }
+    for (;;) {
+        if (c->p >= c->end || *c->p != '"' || !fast_jstr(c) || c->p >= c->end || *c->p++ != ':' ||
+            !fast_any(c, depth + 1) || c->p >= c->end)
+            return false;
+        u8 b = *c->p++;
+        if (b == '}')
+            return true;
+        if (b != ',')
+            return false;
+    }
+}
+
+static bool fast_any(fcur *c, int depth)
+{
+    if (c->p >= c->end)
+        return false;
+    bool is_int;
+    switch (*c->p) {
+    case '"': return fast_jstr(c);
+    case '{': return fast_object(c, depth);
+    case '[': return fast_array(c, depth, NULL);
+    case 'n': return LIT(c, "null");
+    case 't': return LIT(c, "true");
+    case 'f': return LIT(c, "false");
+    default: return fast_num(c, &is_int);
+    }
+}
+
+static bool fast_int_el(fcur *c, int depth)
+{
+    (void)depth;
+    bool is_int;
+    return c->p < c->end && *c->p != '"' && fast_num(c, &is_int) && is_int;
+}
+
+static bool fast_str_el(fcur *c, int depth)
+{
+    (void)depth;
+    return c->p < c->end && *c->p == '"' && fast_jstr(c);
+}
+
+/* One field of a payload, by the letters of its type: s str, o object
+ * (dict of Any), n null, and the element of an array: i int, S str,
+ * O object, A any ("" for none). */
+static bool fast_field(fcur *c, const char *types, char el, bool *null)
+{
+    *null = false;
+    if (c->p >= c->end)
+        return false;
+    switch (*c->p) {
+    case 'n':
+        *null = true;
+        return strchr(types, 'n') && LIT(c, "null");
+    case '"': return strchr(types, 's') && fast_jstr(c);
+    case '{': return strchr(types, 'o') && fast_object(c, 3);
+    case '[':
+        switch (el) {
+        case 'i': return fast_array(c, 3, fast_int_el);
+        case 'S': return fast_array(c, 3, fast_str_el);
+        case 'O': return fast_array(c, 3, fast_object);
+        case 'A': return fast_array(c, 3, NULL);
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
+/* ["PromptData", ...] or ["TextModelOutput", ...]: the kind, the text,
+ * and whether a PromptData's token_ids is there and not null. */
+static bool fast_payload(fcur *c, int *kind, str *text, bool *ids)
+{
+    static const struct {
+        const char *types;
+        char el;
+    } prompt[7] = {{"sn", 0}, {"n", 'i'}, {"n", 'O'}, {"n", 'O'}, {"on", 0}, {"sn", 0}, {"son", 0}},
+      output[3] = {{"s", 'S'}, {"sn", 'S'}, {"n", 'A'}};
+    const u8 *at = c->p;
+    int nf;
+    if (LIT(c, "[\"PromptData\"")) {
+        *kind = AGG_DATA_PROMPT;
+        nf = 7;
+    } else if (LIT(c, "[\"TextModelOutput\"")) {
+        *kind = AGG_DATA_OUTPUT;
+        nf = 3;
+    } else {
+        return false;
+    }
+    *ids = false;
+    for (int k = 0; k < nf; k++) {
+        if (c->p < c->end && *c->p == ']')
+            break;
+        if (!LIT(c, ","))
+            return false;
+        bool null;
+        bool ok = *kind == AGG_DATA_PROMPT ? fast_field(c, prompt[k].types, prompt[k].el, &null)
+                                           : fast_field(c, output[k].types, output[k].el, &null);
+        if (!ok)
+            return false;
+        if (*kind == AGG_DATA_PROMPT && k == 1)
+            *ids = !null;
+    }
+    if (!LIT(c, "]"))
+        return false;
+    *text = str_from(at, c->p - at);
+    return true;
+}
+
 static bool decode_fast(str line, agg_event *ev)
 {
     fcur c = {line.s, line.s + line.len};
@@ -1596,10 +1844,35 @@ static bool decode_fast(str line, agg_event *ev)
             return false;
         e.has_turn = true;
     }
-    if (!LIT(&c, ",\"data\":null}") || c.p != c.end)
+    if (!LIT(&c, ",\"data\":"))
+        return false;
+    if (!LIT(&c, "null")) {
+        if (!fast_payload(&c, &e.data_kind, &e.data_text, &e.data_ids))
+            return false;
+        e.data_later = true;
+    }
+    if (LIT(&c, ",\"finish_reason\":\"")) {
+        if (!fast_str(&c, &e.finish_reason))
+            return false;
+        e.has_finish_reason = true;
+    }
+    if (LIT(&c, ",\"worker_id\":")) {
+        if (!fast_int(&c, &e.worker_id))
+            return false;
+        e.has_worker_id = true;
+    }
+    if (!LIT(&c, "}") || c.p != c.end)
         return false;
     *ev = e;
     return true;
+}
+
+const json *agg_event_data(arena *a, const agg_event *ev, err *e)
+{
+    if (ev->data || !ev->data_later)
+        return ev->data;
+    json_opts jo = {.max_depth = AGG_EVENT_MAX_DEPTH + 8};
+    return json_parse(a, ev->data_text, &jo, e);
 }
 
 bool agg_event_same(const agg_event *x, const agg_event *y)
@@ -1608,7 +1881,8 @@ bool agg_event_same(const agg_event *x, const agg_event *y)
                 (x->wire_error && y->wire_error && !strcmp(x->wire_error, y->wire_error));
     return x->type == y->type && x->timestamp_ns == y->timestamp_ns && x->ts_from_clock == y->ts_from_clock &&
            str_eq(x->sample_uuid, y->sample_uuid) && str_eq(x->conversation_id, y->conversation_id) &&
-           x->has_turn == y->has_turn && x->turn == y->turn && (x->data != NULL) == (y->data != NULL) &&
+           x->has_turn == y->has_turn && x->turn == y->turn &&
+           (x->data != NULL || x->data_later) == (y->data != NULL || y->data_later) && x->data_ids == y->data_ids &&
            str_eq(x->data_text, y->data_text) && x->data_kind == y->data_kind &&
            x->has_finish_reason == y->has_finish_reason && str_eq(x->finish_reason, y->finish_reason) &&
            x->has_worker_id == y->has_worker_id && x->worker_id == y->worker_id && wire;
@@ -1617,6 +1891,26 @@ bool agg_event_same(const agg_event *x, const agg_event *y)
 static int decode_line(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de, bool tree);
 
 int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
+{
+    str t = line;
+    while (t.len && (t.s[t.len - 1] == '\n' || t.s[t.len - 1] == '\r'))
+        t.len--;
+    if (decode_fast(t, ev)) {
+        if (de)
+            memset(de, 0, sizeof *de);
+        if (ev->data_later) {
+            err je = {0};
+            ev->data = agg_event_data(a, ev, &je);
+            if (!ev->data)   /* out of memory: the general reader says so */
+                return decode_line(a, line, now_ns, ev, de, true);
+            ev->data_later = false;
+        }
+        return ERR_OK;
+    }
+    return decode_line(a, line, now_ns, ev, de, true);
+}
+
+int agg_event_decode_deferred(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
 {
     str t = line;
     while (t.len && (t.s[t.len - 1] == '\n' || t.s[t.len - 1] == '\r'))
@@ -1757,6 +2051,8 @@ static int decode_line(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode
                 ev->data = v;
             }
         }
+        if (ok && ev->data && ev->data_kind == AGG_DATA_PROMPT)
+            ev->data_ids = ev->data->u.arr.n > 2 && ev->data->u.arr.items[2].type != JSON_NULL;
         bool overflow = false;
         int wire = 0;
         for (int k = 0; k < F_COUNT; k++)

@@ -64,6 +64,10 @@ typedef struct agg_event {
     const json *data;
     str   data_text;
     int   data_kind;            /* AGG_DATA_* */
+    /* agg_event_decode_deferred left the tree for later: data is NULL,
+     * data_text is set; agg_event_data makes it. */
+    bool  data_later;
+    bool  data_ids;             /* a PromptData whose token_ids is there and not null */
     bool  has_finish_reason;    /* finish_reason present (UNSET otherwise) */
     str   finish_reason;
     bool  has_worker_id;
@@ -142,6 +146,14 @@ int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_e
 /* The same without the fast path for lines in upstream's canonical form
  * without a payload (event.c): json_parse's tree, else the byte reader,
  * for the tests that check both give the same record. */
+/* agg_event_decode, but a payload the fast path takes is left as its text
+ * (data_later; the tree costs more than the rest of the line): for readers
+ * whose triggers ask for the tree only when they need it. */
+int agg_event_decode_deferred(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de);
+/* The payload's tree: ev->data, or, when the decoder left it for later,
+ * json_parse of data_text into `a` (NULL and `e` filled only when out of
+ * memory); NULL when the event has no payload. */
+const json *agg_event_data(arena *a, const agg_event *ev, err *e);
 int agg_event_decode_general(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de);
 /* Whether two decoded records hold the same fields (data compared by its
  * text; the trees of both, when built, come from equal texts). */

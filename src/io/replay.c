@@ -265,7 +265,7 @@ int io_replay(const io_replay_opts *o, io_replay_stats *st, err *e)
         } else if (blank(line)) {
             continue;
         } else {
-            ok = agg_event_decode(&a, line, now, &ev, &de) == ERR_OK;
+            ok = agg_event_decode_deferred(&a, line, now, &ev, &de) == ERR_OK;
         }
         if (!ok) {
             /* as a bad frame on upstream's wire: one synthetic error record */
