@@ -11,6 +11,7 @@
 #include "test.h"
 #include "sha256.h"
 #include "../src/agg/event.h"
+#include "../src/agg/inputs.h"
 #include "../src/agg/event_py.h"
 #include "../src/base/arena.h"
 #include "../src/json/pyfmt.h"
@@ -244,6 +245,18 @@ static bool same_outcome(arena *a, str line)
             buf_free(&bt);
             buf_free(&by);
         }
+    }
+    /* the ISL the decoder reads off a PromptData is what agg_input makes of it */
+    if (same && ry == ERR_OK && y.data && y.data_kind == AGG_DATA_PROMPT) {
+        shapes_item it;
+        err e = {0};
+        int st = agg_input(a, y.data, SHAPES_AUTO, AGG_ISL, &it, &e);
+        int want = st == SHAPES_SKIP ? AGG_ISL_NONE
+                 : st != SHAPES_COUNT ? -1
+                 : it.in.kind == COUNT_IDS ? AGG_ISL_IDS
+                 : it.in.kind == COUNT_TEXT ? AGG_ISL_TEXT
+                 : it.in.kind == COUNT_PROMPT ? AGG_ISL_PROMPT : -1;
+        same = want == y.data_isl && (want != AGG_ISL_IDS || it.in.token_ids->u.arr.n == y.data_nids);
     }
     if (!same)
         printf("#   fast path differs on: %.*s\n", (int)MIN(line.len, 200), (const char *)line.s);

@@ -243,6 +243,16 @@ static int isl(agg *g, const agg_event *ev)
     /* without a tokenizer only token ids are counted (TokenTrigger.fire) */
     if (!g->q && !ev->data_ids)
         return ERR_OK;
+    /* a payload the decoder's fast path took: its types are checked, so
+     * the trigger's choice is known without the tree (test_agg_event
+     * compares it with agg_input's) */
+    if (ev->data_later) {
+        if (ev->data_isl == AGG_ISL_IDS)
+            return record_int(g, AGG_S_ISL, ev->data_nids);
+        if (ev->data_isl == AGG_ISL_NONE)
+            return ERR_OK;
+        return enqueue(g, ev, AGG_S_ISL, AGG_ISL, 0);
+    }
     shapes_item it;
     if (input_of(g, ev, AGG_ISL, &it) != SHAPES_COUNT)
         return ERR_OK;

@@ -1595,14 +1595,18 @@ static bool fast_jstr(fcur *c)
     const u8 *q = c->p + 1;
     for (;;) {
 #if defined(__SSE2__)
+        /* to the next quote, backslash, control or non-ASCII byte */
         const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v20 = _mm_set1_epi8(0x20);
         while (c->end - q >= 16) {
             __m128i w = _mm_loadu_si128((const __m128i *)(const void *)q);
             /* signed: bytes above 0x7f are negative, so below 0x20 too */
             __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, vq), _mm_cmpeq_epi8(w, vb)),
                                        _mm_cmplt_epi8(w, v20));
-            if (_mm_movemask_epi8(bad))
+            unsigned m = (unsigned)_mm_movemask_epi8(bad);
+            if (m) {
+                q += __builtin_ctz(m);
                 break;
+            }
             q += 16;
         }
 #endif
@@ -1680,27 +1684,38 @@ static bool fast_num(fcur *c, bool *is_int)
 
 static bool fast_any(fcur *c, int depth);
 
-/* [v, ...] with each element checked by `el` (fast_any when NULL). */
-static bool fast_array(fcur *c, int depth, bool (*el)(fcur *, int))
+/* [v, ...] with each element checked by `el` (fast_any when NULL);
+ * *n (when not NULL) gets the number of elements. */
+static bool fast_array_n(fcur *c, int depth, bool (*el)(fcur *, int), iz *n)
 {
     if (depth > FAST_DEPTH)
         return false;
     c->p++;
+    iz k = 0;
     if (c->p < c->end && *c->p == ']') {
         c->p++;
-        return true;
+    } else {
+        for (;;) {
+            if (!(el ? el(c, depth + 1) : fast_any(c, depth + 1)))
+                return false;
+            k++;
+            if (c->p >= c->end)
+                return false;
+            u8 b = *c->p++;
+            if (b == ']')
+                break;
+            if (b != ',')
+                return false;
+        }
     }
-    for (;;) {
-        if (!(el ? el(c, depth + 1) : fast_any(c, depth + 1)))
-            return false;
-        if (c->p >= c->end)
-            return false;
-        u8 b = *c->p++;
-        if (b == ']')
-            return true;
-        if (b != ',')
-            return false;
-    }
+    if (n)
+        *n = k;
+    return true;
+}
+
+static bool fast_array(fcur *c, int depth, bool (*el)(fcur *, int))
+{
+    return fast_array_n(c, depth, el, NULL);
 }
 
 /* {"key": any, ...} */
@@ -1757,7 +1772,7 @@ static bool fast_str_el(fcur *c, int depth)
 /* One field of a payload, by the letters of its type: s str, o object
  * (dict of Any), n null, and the element of an array: i int, S str,
  * O object, A any ("" for none). */
-static bool fast_field(fcur *c, const char *types, char el, bool *null)
+static bool fast_field(fcur *c, const char *types, char el, bool *null, iz *n)
 {
     *null = false;
     if (c->p >= c->end)
@@ -1770,7 +1785,7 @@ static bool fast_field(fcur *c, const char *types, char el, bool *null)
     case '{': return strchr(types, 'o') && fast_object(c, 3);
     case '[':
         switch (el) {
-        case 'i': return fast_array(c, 3, fast_int_el);
+        case 'i': return fast_array_n(c, 3, fast_int_el, n);
         case 'S': return fast_array(c, 3, fast_str_el);
         case 'O': return fast_array(c, 3, fast_object);
         case 'A': return fast_array(c, 3, NULL);
@@ -1780,9 +1795,9 @@ static bool fast_field(fcur *c, const char *types, char el, bool *null)
     }
 }
 
-/* ["PromptData", ...] or ["TextModelOutput", ...]: the kind, the text,
- * and whether a PromptData's token_ids is there and not null. */
-static bool fast_payload(fcur *c, int *kind, str *text, bool *ids)
+/* ["PromptData", ...] or ["TextModelOutput", ...]: the kind and the text
+ * in ev, and for a PromptData what IslTrigger takes from it. */
+static bool fast_payload(fcur *c, agg_event *ev)
 {
     static const struct {
         const char *types;
@@ -1791,33 +1806,56 @@ static bool fast_payload(fcur *c, int *kind, str *text, bool *ids)
       output[3] = {{"s", 'S'}, {"sn", 'S'}, {"n", 'A'}};
     const u8 *at = c->p;
     int nf;
+    bool prompt_data;
     if (LIT(c, "[\"PromptData\"")) {
-        *kind = AGG_DATA_PROMPT;
+        ev->data_kind = AGG_DATA_PROMPT;
         nf = 7;
+        prompt_data = true;
     } else if (LIT(c, "[\"TextModelOutput\"")) {
-        *kind = AGG_DATA_OUTPUT;
+        ev->data_kind = AGG_DATA_OUTPUT;
         nf = 3;
+        prompt_data = false;
     } else {
         return false;
     }
-    *ids = false;
+    bool null[7] = {true, true, true, true, true, true, true}, text_truthy = false;
+    iz nids = 0;
     for (int k = 0; k < nf; k++) {
         if (c->p < c->end && *c->p == ']')
             break;
         if (!LIT(c, ","))
             return false;
-        bool null;
-        bool ok = *kind == AGG_DATA_PROMPT ? fast_field(c, prompt[k].types, prompt[k].el, &null)
-                                           : fast_field(c, output[k].types, output[k].el, &null);
+        const u8 *v = c->p;
+        bool ok = prompt_data ? fast_field(c, prompt[k].types, prompt[k].el, &null[k], &nids)
+                              : fast_field(c, output[k].types, output[k].el, &null[k], NULL);
         if (!ok)
             return false;
-        if (*kind == AGG_DATA_PROMPT && k == 1)
-            *ids = !null;
+        if (k == 0)
+            text_truthy = !null[0] && c->p - v > 2;   /* not "" */
     }
     if (!LIT(c, "]"))
         return false;
-    *text = str_from(at, c->p - at);
+    ev->data_text = str_from(at, c->p - at);
+    if (prompt_data) {
+        ev->data_ids = !null[1];
+        ev->data_nids = ev->data_ids ? nids : 0;
+        ev->data_isl = !null[1] ? AGG_ISL_IDS : text_truthy ? AGG_ISL_TEXT : !null[2] ? AGG_ISL_PROMPT : AGG_ISL_NONE;
+    }
     return true;
+}
+
+/* The same of a PromptData's tree (IslTrigger's precedence). */
+static void isl_of_tree(agg_event *ev)
+{
+    const json *d = ev->data;
+    iz n = d->u.arr.n;
+    const json *text = n > 1 ? &d->u.arr.items[1] : NULL, *ids = n > 2 ? &d->u.arr.items[2] : NULL,
+               *msgs = n > 3 ? &d->u.arr.items[3] : NULL;
+    ev->data_ids = ids && ids->type != JSON_NULL;
+    ev->data_nids = ev->data_ids && ids->type == JSON_ARR ? ids->u.arr.n : 0;
+    ev->data_isl = ev->data_ids ? AGG_ISL_IDS
+                 : text && text->type == JSON_STR && text->u.s.len ? AGG_ISL_TEXT
+                 : msgs && msgs->type != JSON_NULL ? AGG_ISL_PROMPT : AGG_ISL_NONE;
 }
 
 static bool decode_fast(str line, agg_event *ev)
@@ -1847,7 +1885,7 @@ static bool decode_fast(str line, agg_event *ev)
     if (!LIT(&c, ",\"data\":"))
         return false;
     if (!LIT(&c, "null")) {
-        if (!fast_payload(&c, &e.data_kind, &e.data_text, &e.data_ids))
+        if (!fast_payload(&c, &e))
             return false;
         e.data_later = true;
     }
@@ -1883,6 +1921,7 @@ bool agg_event_same(const agg_event *x, const agg_event *y)
            str_eq(x->sample_uuid, y->sample_uuid) && str_eq(x->conversation_id, y->conversation_id) &&
            x->has_turn == y->has_turn && x->turn == y->turn &&
            (x->data != NULL || x->data_later) == (y->data != NULL || y->data_later) && x->data_ids == y->data_ids &&
+           x->data_nids == y->data_nids && x->data_isl == y->data_isl &&
            str_eq(x->data_text, y->data_text) && x->data_kind == y->data_kind &&
            x->has_finish_reason == y->has_finish_reason && str_eq(x->finish_reason, y->finish_reason) &&
            x->has_worker_id == y->has_worker_id && x->worker_id == y->worker_id && wire;
@@ -2052,7 +2091,7 @@ static int decode_line(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode
             }
         }
         if (ok && ev->data && ev->data_kind == AGG_DATA_PROMPT)
-            ev->data_ids = ev->data->u.arr.n > 2 && ev->data->u.arr.items[2].type != JSON_NULL;
+            isl_of_tree(ev);
         bool overflow = false;
         int wire = 0;
         for (int k = 0; k < F_COUNT; k++)

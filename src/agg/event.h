@@ -44,6 +44,8 @@ enum {
     AGG_DATA_ERROR,    /* ["ErrorData", error_type, error_message] */
 };
 
+enum { AGG_ISL_NONE, AGG_ISL_IDS, AGG_ISL_TEXT, AGG_ISL_PROMPT };
+
 /* A decoded record. Strings and `data` point into the line or into the
  * arena given to agg_event_decode; they live as long as both. */
 typedef struct agg_event {
@@ -67,7 +69,12 @@ typedef struct agg_event {
     /* agg_event_decode_deferred left the tree for later: data is NULL,
      * data_text is set; agg_event_data makes it. */
     bool  data_later;
-    bool  data_ids;             /* a PromptData whose token_ids is there and not null */
+    /* A PromptData's ISL as IslTrigger takes it (token ids first, then a
+     * non-empty text, then messages): AGG_ISL_*, its token ids there and
+     * not null, and how many. */
+    int   data_isl;
+    bool  data_ids;
+    iz    data_nids;
     bool  has_finish_reason;    /* finish_reason present (UNSET otherwise) */
     str   finish_reason;
     bool  has_worker_id;
