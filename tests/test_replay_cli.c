@@ -205,6 +205,35 @@ static void test_no_session_ended(void)
     free(text);
 }
 
+/* A record upstream's msgpack wire could not carry (an int beyond 64
+ * bits) is aggregated as decoded, and the replay says so, with its line:
+ * the reference replay stops there. */
+static void test_wire_errors(void)
+{
+    char log[256], out[256], snap[300];
+    snprintf(log, sizeof log, "%s/wire.jsonl", dir);
+    snprintf(out, sizeof out, "%s/out-wire", dir);
+    write_file(log,
+               "{\"event_type\":\"session.started\",\"timestamp_ns\":1,\"sample_uuid\":\"\",\"conversation_id\":\"\","
+               "\"turn\":null,\"data\":null}\n"
+               "{\"event_type\":\"session.start_performance_tracking\",\"timestamp_ns\":2,\"sample_uuid\":\"\","
+               "\"conversation_id\":\"\",\"turn\":null,\"data\":null}\n"
+               "{\"event_type\":\"sample.issued\",\"timestamp_ns\":3,\"sample_uuid\":\"u1\",\"conversation_id\":\"\","
+               "\"turn\":null,\"data\":[\"PromptData\",null,[1,99999999999999999999999]]}\n"
+               "{\"event_type\":\"session.ended\",\"timestamp_ns\":4,\"sample_uuid\":\"\",\"conversation_id\":\"\","
+               "\"turn\":null,\"data\":null}\n");
+    char *errs = NULL;
+    EXPECT_EQ(replay(log, out, NULL, &errs), 0);
+    bool said = errs && strstr(errs, "1 record could not cross upstream's msgpack wire (the first at line 3, "
+                                     "OverflowError");
+    if (!said)
+        printf("#   stderr: %s\n", errs ? errs : "");
+    EXPECT(said);
+    free(errs);
+    snprintf(snap, sizeof snap, "%s/metrics/final_snapshot.json", out);
+    EXPECT_EQ(counter(snap, "tracked_samples_issued"), 1);
+}
+
 static void test_usage(void)
 {
     const char *bad[] = {
@@ -301,6 +330,7 @@ int main(void)
     RUN(test_out_not_writable);
     RUN(test_malformed_lines);
     RUN(test_no_session_ended);
+    RUN(test_wire_errors);
     RUN(test_usage);
     RUN(test_report_bad_snapshot);
     RUN(test_git_sha);

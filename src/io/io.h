@@ -129,6 +129,10 @@ typedef struct io_replay_opts {
 typedef struct io_replay_stats {
     i64    lines, events, malformed, too_long;
     i64    malformed_at[5];            /* the first line numbers of malformed lines */
+    /* records upstream's msgpack wire could not carry (agg_event.wire_error):
+     * how many, the first's line number and exception */
+    i64    wire_errors, wire_first;
+    const char *wire_class;
     bool   ended, streaming;
     iz     counts_enqueued, counts_done, counts_failed, pending;
     double read_s, drain_s, total_s;

@@ -276,6 +276,10 @@ int io_replay(const io_replay_opts *o, io_replay_stats *st, err *e)
                              .data_kind = AGG_DATA_ERROR};
         }
         st->events++;
+        if (ok && ev.wire_error && st->wire_errors++ == 0) {
+            st->wire_first = io_events_where(r.src);
+            st->wire_class = ev.wire_error;
+        }
         seen_recv_first = seen_recv_first || (ok && ev.type == AGG_EV_SAMPLE_RECV_FIRST);
         rc = agg_process(g, &ev);
         if (rc != ERR_OK) {
@@ -305,6 +309,12 @@ int io_replay(const io_replay_opts *o, io_replay_stats *st, err *e)
             "as upstream's aggregator makes of a bad frame", (long long)st->malformed, st->malformed > 1 ? "s" : "",
             at, st->malformed > (i64)countof(st->malformed_at) ? ", ..." : "");
     }
+    if (st->wire_errors)
+        say(&r, "replay: %lld record%s could not cross upstream's msgpack wire (the first at line %lld, %s: %s); "
+            "upstream's publisher raises on such a record, so a live run never carries one, and the "
+            "reference replay stops there; tally aggregates them as decoded", (long long)st->wire_errors,
+            st->wire_errors > 1 ? "s" : "", (long long)st->wire_first, st->wire_class,
+            !strcmp(st->wire_class, "OverflowError") ? "an int outside [-2^63, 2^64)" : "nesting deeper than its encoder goes");
     if (!st->ended)
         say(&r, "replay: the log has no session.ended: the snapshot is INTERRUPTED, as upstream's aggregator "
             "writes it on SIGTERM (no drain: the queued token counts are pending)");
