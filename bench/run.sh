@@ -10,8 +10,9 @@
 # Python path; then `tally count` end to end with 0, 1, 2, 8 workers and the
 # default; then `tally replay` (the aggregator over an event log): ingest
 # against upstream's own aggregator, and a generated agentic run of 10,000 and
-# 100,000 samples with 1 and 2 shards. BENCH_ONLY=tok, tmpl, count, drain,
-# shards or replay runs one part. Needs the oracle (sh ../shared/oracle/install.sh),
+# 100,000 samples with 1 and 2 shards; then throughput by kind of text
+# (issue 20). BENCH_ONLY=tok, tmpl, count, drain, shards, kinds or replay runs
+# one part. Needs the oracle (sh ../shared/oracle/install.sh),
 # for replay its aggregator (../shared/oracle/aggregator/setup.sh), and the
 # assets (scripts/fetch-assets.sh).
 set -eu
@@ -330,6 +331,37 @@ echo "Inputs (build/inputs, from ../shared/data): the agentic prompts as given, 
 echo "x10, the message texts x5, the agentic assistant outputs x20 (qwen3, --kind auto). The"
 echo "workers are forked once per run; more workers than CPUs only add processes that wait."
 echo "Goals (issue 17): 8/dflt <= 1.5x, dflt/0 <= 1.0x on every input."
+fi
+
+if [ -z "$only" ] || [ "$only" = kinds ]; then
+[ "$only" = kinds ] || echo
+# Issue 20's table: throughput by kind of text, one core, the generated
+# golden strings split by category (bench/gen_kinds.py), each string once;
+# tally warm (its caches filled by the passes before), cold (a fresh work
+# area each pass) and the reference one text at a time, medians of
+# BENCH_KINDS_RUNS passes. Small kinds are noisy: the ratio is what counts.
+kruns=${BENCH_KINDS_RUNS:-9}
+mkdir -p "$tmp/k"
+"$python" bench/gen_kinds.py tests/data/tok/inputs/gen.jsonl "$tmp/k" >"$tmp/k/sizes" || exit 1
+echo "Throughput by kind of text, MB/s, one core (medians of $kruns passes):"
+printf '%-9s %-14s %6s %7s | %8s %8s | %9s | %7s %7s\n' tokenizer kind MB strings "warm" "cold" "reference" "x warm" "x cold"
+for t in qwen3 llama3_1 gemma3; do
+    while read -r kind kbytes kn; do
+        in=$tmp/k/$kind.jsonl
+        $pin "$bin/bench_tok" "$assets/$t" "$in" "$kruns" >"$tmp/k/c" || exit 1
+        $pin node bench/ref_tok.js "$assets/$t/tokenizer.json" "$in" 3 >"$tmp/k/r" || exit 1
+        if [ "$(v tokens "$tmp/k/c")" != "$(v tokens "$tmp/k/r")" ]; then
+            echo "bench: $t $kind: tally counted $(v tokens "$tmp/k/c") tokens, the reference $(v tokens "$tmp/k/r")" >&2
+            exit 1
+        fi
+        printf '%-9s %-14s %6.2f %7d | %8s %8s | %9s | %6sx %6sx\n' "$t" "$kind" \
+            "$(awk -v b="$kbytes" 'BEGIN { print b / 1e6 }')" "$kn" \
+            "$(v count_mbps "$tmp/k/c")" "$(v count_cold_mbps "$tmp/k/c")" "$(v encode_mbps "$tmp/k/r")" \
+            "$(div "$(v count_mbps "$tmp/k/c")" "$(v encode_mbps "$tmp/k/r")")" \
+            "$(div "$(v count_cold_mbps "$tmp/k/c")" "$(v encode_mbps "$tmp/k/r")")"
+    done <"$tmp/k/sizes"
+done
+echo "Goals (issue 20): every kind >= 20x the reference; long words >= 50 MB/s; no kind slower than before."
 fi
 
 if [ -z "$only" ] || [ "$only" = replay ]; then
