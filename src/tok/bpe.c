@@ -262,24 +262,41 @@ static void heap_push(tok_work *w, iz *n, mrg m)
     h[i] = m;
 }
 
+/* Floyd's pop: the hole goes down to a leaf along the smaller children
+ * (a select, not a branch, each level), then the last entry climbs back
+ * up from there, which is short: it was a leaf already. Keys are plain
+ * integers, so any min-heap pops them in the same order. */
 static mrg heap_pop(tok_work *w, iz *n)
 {
     mrg *h = w->bpe_heap;
     mrg top = h[0];
-    mrg last = h[--(*n)];
-    iz i = 0, len = *n;
+    iz len = --(*n);
+    if (len == 0)
+        return top;
+    mrg last = h[len];
+    iz i = 0;
     for (;;) {
         iz l = 2 * i + 1;
-        if (l >= len)
+        if (l + 1 < len) {
+            iz m = l + (h[l + 1] < h[l]);
+            h[i] = h[m];
+            i = m;
+        } else {
+            if (l < len) {
+                h[i] = h[l];
+                i = l;
+            }
             break;
-        iz r = l + 1, m = (r < len && before(h[r], h[l])) ? r : l;
-        if (!before(h[m], last))
-            break;
-        h[i] = h[m];
-        i = m;
+        }
     }
-    if (len)
-        h[i] = last;
+    while (i > 0) {
+        iz parent = (i - 1) / 2;
+        if (!before(last, h[parent]))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = last;
     return top;
 }
 
