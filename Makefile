@@ -2,7 +2,7 @@
 # Dependencies come from Debian through pkg-config (scripts/setup.sh installs them).
 
 CC       ?= cc
-PKGS     := libpcre2-8 libutf8proc sqlite3 zlib
+PKGS     := libpcre2-8 libutf8proc sqlite3 zlib libzmq msgpack
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

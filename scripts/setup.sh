@@ -9,8 +9,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Debian packages: compiler and make, pkg-config and the libraries found
-# through it, clang for the libFuzzer targets, node/npm for `npm pack`.
-pkgs="build-essential python3 pkg-config libpcre2-dev libutf8proc-dev libsqlite3-dev zlib1g-dev clang libclang-rt-14-dev nodejs npm ca-certificates"
+# through it (ZeroMQ and msgpack-c for `tally aggregate`), clang for the
+# libFuzzer targets, node/npm for `npm pack`, Python's zmq and msgpack for
+# the tests of `tally aggregate` (a publisher and subscriber of upstream's
+# frames).
+pkgs="build-essential python3 pkg-config libpcre2-dev libutf8proc-dev libsqlite3-dev zlib1g-dev libzmq3-dev libmsgpack-dev python3-zmq python3-msgpack clang libclang-rt-14-dev nodejs npm ca-certificates"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

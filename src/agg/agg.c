@@ -251,7 +251,7 @@ static int isl(agg *g, const agg_event *ev)
             return record_int(g, AGG_S_ISL, ev->data_nids);
         if (ev->data_isl == AGG_ISL_NONE)
             return ERR_OK;
-        return enqueue(g, ev, AGG_S_ISL, AGG_ISL, 0);
+        return enqueue(g, ev, AGG_S_ISL, AGG_ISL, 0, ev->data_isl == AGG_ISL_TEXT ? COUNT_TEXT : COUNT_PROMPT);
     }
     shapes_item it;
     if (input_of(g, ev, AGG_ISL, &it) != SHAPES_COUNT)

@@ -126,5 +126,6 @@ int cmd_render(int argc, char **argv);
 int cmd_count(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_aggregate(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const char usage[] =
     "  replay     upstream's metrics aggregator over a run's event log: its final\n"
     "             snapshot, result summary and report\n"
     "  report     the result summary and report of a final snapshot\n"
+    "  aggregate  upstream's live metrics aggregator process (ZeroMQ): drop-in\n"
     "  help       this text; `tally <command> --help` for a command's options\n"
     "  version    print the version\n"
     "\n"
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
         return cmd_count(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay"))
         return cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(cmd, "aggregate"))
+        return cmd_aggregate(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return cmd_report(argc - 1, argv + 1);
     cli_error("unknown command \"%s\"; see tally help", cmd);

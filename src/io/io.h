@@ -160,6 +160,57 @@ typedef struct io_report_opts {
 
 int io_report(const io_report_opts *o, char *summary, iz summary_cap, err *e);
 
+/* `tally aggregate`: upstream's metrics aggregator process (its
+ * metrics_aggregator/__main__.py, ../shared/docs/upstream-spec.md §3,
+ * §9, §10): the startup checks (their FATAL messages in e->msg), the
+ * tokenizer (load_model, after the checks, as upstream loads it), a SUB
+ * socket connected to ipc://SOCKET_DIR/SOCKET_NAME (every topic, no
+ * high-water mark), a PUB socket bound at ipc://SOCKET_DIR/METRICS_SOCKET
+ * (IMMEDIATE, high-water mark 4, linger 10 s), the .ready file and the
+ * readiness message; then the events through the aggregator (agg/agg.h)
+ * frame by frame (msgpack_event.h), a live snapshot every
+ * publish_interval_s while LIVE (from the first session.started) and
+ * DRAINING (from session.ended), the drain under drain_timeout_s, and
+ * METRICS_OUTPUT_DIR/final_snapshot.json written atomically, the terminal
+ * snapshot published after it (also when the write failed: logged). When
+ * *sigterm is set: the INTERRUPTED snapshot with every queued count
+ * pending, no drain; *sigint is only logged (the parent's session.ended
+ * decides). A bad frame is logged and counted, never fatal: a payload that
+ * does not decode is upstream's synthetic error.generic record, a bad
+ * batch is dropped whole.
+ * Returns ERR_OK after session.ended or SIGTERM (the file written or
+ * not), else an error before the loop began (a FATAL check, the
+ * tokenizer, a socket that cannot be made). Not reentrant: one per
+ * process. */
+typedef struct io_aggregate_opts {
+    const char *socket_dir, *socket_name, *metrics_socket, *metrics_output_dir;
+    double      publish_interval_s;   /* --publish-interval (0.25); <= 0: no live snapshots */
+    double      drain_timeout_s;      /* --drain-timeout; 0 = unlimited */
+    int         sig_figs, n_buckets;
+    int         tokenizer_workers;    /* --tokenizer-workers (checked >= 0 here, FATAL otherwise) */
+    bool        streaming, early_stopping;
+    const char *readiness_path;       /* NULL: no readiness message */
+    i64         readiness_id;
+    int         workers;              /* processes of the drain (0: in this process) */
+    /* The tokenizer, loaded after the startup checks; NULL (the function
+     * or its result, with e->code ERR_OK) when there is none. */
+    const count_model *(*load_model)(void *ctx, err *e);
+    volatile sig_atomic_t *sigterm, *sigint;
+    void (*log)(void *ctx, const char *msg);   /* "INFO ...", "WARNING ...", "ERROR ..." for a person */
+    void  *cb_ctx;
+} io_aggregate_opts;
+
+typedef struct io_aggregate_stats {
+    i64  frames, records, batches, short_frames, bad_batches, malformed;
+    i64  events;                    /* records given to the aggregator */
+    i64  snapshots;                 /* live snapshots published */
+    bool ended, interrupted, written;
+    iz   counts_enqueued, pending;
+    double run_s, drain_s;          /* first frame to session.ended; session.ended to the file */
+} io_aggregate_stats;
+
+int io_aggregate(const io_aggregate_opts *o, io_aggregate_stats *st, err *e);
+
 /* One progress line ("count: 1200 lines, 35% of 2.0 GB, 0 errors, ...,
  * 2400 lines/s, ETA 7 s") and the summary ("count: 20000 lines: ...");
  * `what` names the job. No newline. */
