@@ -66,6 +66,7 @@ CASE(batched)
 CASE(generated)
 CASE(live_snapshots)
 CASE(sigterm)
+CASE(live_lane)
 CASE(sigint)
 CASE(malformed)
 CASE(vanish)
@@ -81,6 +82,7 @@ int main(void)
     RUN(test_generated);
     RUN(test_live_snapshots);
     RUN(test_sigterm);
+    RUN(test_live_lane);
     RUN(test_sigint);
     RUN(test_malformed);
     RUN(test_vanish);

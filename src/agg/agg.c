@@ -5,6 +5,7 @@
 #include "agg.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,12 @@ struct agg {
     arena_mark   base;
     err          qe;            /* the queue's last error, said once */
     bool         warned_queue;
+    /* the live lane (o.defer, o.live_threads): its flushing thread settles
+     * entries while this one enqueues, under mu */
+    pthread_mutex_t mu;
+    bool         live;
+    iz           recorded_upto; /* entries before it are recorded (or failed) into the series */
+    iz           recorded;      /* of them: recorded */
 };
 
 static void warn(agg *g, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -60,28 +67,45 @@ static void warn(agg *g, const char *fmt, ...)
 
 /* ---- the queue's callbacks ------------------------------------------------ */
 
+static void lock(agg *g)
+{
+    if (g->live)
+        pthread_mutex_lock(&g->mu);
+}
+
+static void unlock(agg *g)
+{
+    if (g->live)
+        pthread_mutex_unlock(&g->mu);
+}
+
 static void on_record(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
 {
     agg *g = ctx;
     (void)it;
+    lock(g);
     if (tag < (u64)g->nents) {
         g->ents[tag].state = E_COUNTED;
         g->ents[tag].n = r->n;
         g->counted++;
     }
+    unlock(g);
 }
 
 static void on_fail(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
 {
     agg *g = ctx;
     (void)it;
+    lock(g);
+    bool first = false;
     if (tag < (u64)g->nents && g->ents[tag].state == E_PENDING) {
         g->ents[tag].state = E_FAILED;
-        g->failed++;
-        /* upstream logs a failed tokenization and keeps it pending */
-        if (g->failed == 1)
-            warn(g, "a token count failed (it stays pending): %s", r->msg);
+        first = ++g->failed == 1;
     }
+    unlock(g);
+    /* upstream logs a failed tokenization and keeps it pending */
+    if (first)
+        warn(g, "a token count failed (it stays pending): %s", r->msg);
 }
 
 static void on_expire(void *ctx, u64 tag, const pool_item *it, const pool_result *r)
@@ -127,7 +151,10 @@ agg *agg_new(const agg_opts *o, err *e)
         ops.fail = on_fail;
         ops.expire = on_expire;
         ops.rctx = g;
-        g->q = dq_new(&ops, &(dq_opts){0}, e);
+        g->live = o->defer && o->live_threads > 0;
+        if (g->live)
+            pthread_mutex_init(&g->mu, NULL);
+        g->q = dq_new(&ops, &(dq_opts){.threads = g->live ? o->live_threads : 0}, e);
         if (!g->q) {
             agg_free(g);
             return NULL;
@@ -148,6 +175,8 @@ void agg_free(agg *g)
     if (!g)
         return;
     dq_free(g->q);
+    if (g->live)
+        pthread_mutex_destroy(&g->mu);
     agg_table_free(g->t);
     agg_registry_fini(&g->reg);
     arena_fini(&g->a);
@@ -170,11 +199,13 @@ bool agg_ended(const agg *g)
     return g->ended;
 }
 
-void agg_counts(const agg *g, iz *enqueued, iz *counted, iz *failed)
+void agg_counts(agg *g, iz *enqueued, iz *counted, iz *failed)
 {
+    lock(g);
     *enqueued = g->nents;
     *counted = g->counted;
     *failed = g->failed;
+    unlock(g);
 }
 
 /* ---- triggers ------------------------------------------------------------- */
@@ -191,23 +222,34 @@ static int record_int(agg *g, agg_series_id s, i64 v)
 
 /* A count for series `s` of the event's payload, counted by the queue's
  * workers: `op` says which metric (the worker applies agg_input again). */
-static int enqueue(agg *g, const agg_event *ev, agg_series_id s, int op, agg_i128 num)
+static int enqueue(agg *g, const agg_event *ev, agg_series_id s, int op, agg_i128 num, int kind)
 {
     if (!g->q)
         return ERR_OK;   /* no tokenizer: upstream drops text and structured counts */
+    lock(g);
     if (g->nents == g->cents) {
         iz c = g->cents ? g->cents * 2 : 4096;
         entry *x = realloc(g->ents, (size_t)c * sizeof *x);
-        if (!x)
+        if (!x) {
+            unlock(g);
             return ERR_NOMEM;
+        }
         g->ents = x;
         g->cents = c;
     }
     g->ents[g->nents] = (entry){.num = num, .series = (u8)s};
-    /* the payload is lent: the drain step after this event copies it */
-    if (!dq_enqueue_op(g->q, 0, POOL_KIND_HEAVY, (u8)op, ev->data_text, (u64)g->nents, DQ_LEND))
+    iz tag = g->nents++;
+    unlock(g);
+    /* the payload is lent: the drain step after this event copies it;
+     * deferred (a live run), the queue keeps a copy. The class is the
+     * input's kind, for the live lane's cap of each. */
+    u8 cls = (u8)(kind > 0 && kind <= DQ_CLASSES ? kind - 1 : 0);
+    if (!dq_enqueue_op(g->q, cls, POOL_KIND_HEAVY, (u8)op, ev->data_text, (u64)tag, g->o.defer ? DQ_COPY : DQ_LEND)) {
+        lock(g);
+        g->nents--;
+        unlock(g);
         return ERR_NOMEM;
-    g->nents++;
+    }
     g->pending_step = true;
     return ERR_OK;
 }
@@ -258,7 +300,7 @@ static int isl(agg *g, const agg_event *ev)
         return ERR_OK;
     if (it.in.kind == COUNT_IDS)
         return record_int(g, AGG_S_ISL, it.in.token_ids->u.arr.n);
-    return enqueue(g, ev, AGG_S_ISL, AGG_ISL, 0);
+    return enqueue(g, ev, AGG_S_ISL, AGG_ISL, 0, it.in.kind);
 }
 
 /* OslTrigger and TpotTrigger on COMPLETE. */
@@ -269,9 +311,9 @@ static int osl_tpot(agg *g, const agg_event *ev, const agg_row *pre)
     shapes_item it;
     int rc = ERR_OK;
     if (input_of(g, ev, AGG_OSL, &it) == SHAPES_COUNT)
-        rc = enqueue(g, ev, AGG_S_OSL, AGG_OSL, 0);
+        rc = enqueue(g, ev, AGG_S_OSL, AGG_OSL, 0, it.in.kind);
     if (rc == ERR_OK && g->o.streaming && pre->has_recv_first && input_of(g, ev, AGG_TPOT, &it) == SHAPES_COUNT)
-        rc = enqueue(g, ev, AGG_S_TPOT, AGG_TPOT, (agg_i128)ev->timestamp_ns - pre->recv_first_ns);
+        rc = enqueue(g, ev, AGG_S_TPOT, AGG_TPOT, (agg_i128)ev->timestamp_ns - pre->recv_first_ns, it.in.kind);
     return rc;
 }
 
@@ -416,7 +458,7 @@ int agg_process(agg *g, const agg_event *ev)
     } else if (ev->sample_uuid.len) {
         rc = sample_event(g, ev);
     }
-    if (rc == ERR_OK && g->pending_step) {
+    if (rc == ERR_OK && g->pending_step && !g->o.defer) {
         /* the payloads lent to the queue are copied to the workers now */
         g->pending_step = false;
         err e = {0};
@@ -453,9 +495,64 @@ static double true_div(agg *g, agg_i128 a, i64 b)
     return v;
 }
 
+/* One settled entry into its series. */
+static int record_entry(agg *g, const entry *x)
+{
+    agg_series *s = g->reg.series[x->series];
+    if (x->series == AGG_S_TPOT) {
+        if (x->n > 0 && s)   /* TpotTrigger._compute_value */
+            return agg_series_record_float(s, true_div(g, x->num, x->n));
+        return ERR_OK;
+    }
+    return s ? agg_series_record_int(s, x->n) : ERR_OK;
+}
+
+int agg_live_start(agg *g, double interval_s, err *e)
+{
+    if (!g->live || interval_s <= 0)
+        return ERR_OK;
+    return dq_live_start(g->q, interval_s, e);
+}
+
+iz agg_record_ready(agg *g)
+{
+    iz n = 0;
+    for (;;) {
+        lock(g);
+        entry x = {0};
+        bool ready = g->recorded_upto < g->nents && g->ents[g->recorded_upto].state != E_PENDING;
+        if (ready)
+            x = g->ents[g->recorded_upto];
+        unlock(g);
+        if (!ready)
+            break;
+        if (x.state == E_COUNTED) {
+            if (record_entry(g, &x) != ERR_OK)
+                break;   /* out of memory: tried again later (agg_finish says it) */
+            g->recorded++;
+            n++;
+        }
+        g->recorded_upto++;
+    }
+    return n;
+}
+
+iz agg_pending(agg *g)
+{
+    lock(g);
+    iz n = g->nents - g->recorded;
+    unlock(g);
+    return n;
+}
+
 int agg_finish(agg *g, bool interrupted, double deadline, i64 timestamp_ns, agg_snapshot *snap, err *e)
 {
-    iz pending = g->nents;
+    if (g->live && interrupted) {
+        /* what the live lane counted is in the series, as upstream's */
+        dq_live_stop(g->q);
+        agg_record_ready(g);
+    }
+    iz pending = g->nents - g->recorded;
     if (!interrupted) {
         if (g->q) {
             dq_drain_opts d = g->dopts;
@@ -466,7 +563,8 @@ int agg_finish(agg *g, bool interrupted, double deadline, i64 timestamp_ns, agg_
             if (de.code && !g->warned_queue)
                 warn(g, "%s", de.msg);
         }
-        /* the drain's records, in enqueue order */
+        /* the drain's records, in enqueue order (after those the live
+         * lane's prefix has recorded) */
         pending = 0;
         for (iz k = 0; k < g->nents; k++) {
             const entry *x = &g->ents[k];
@@ -474,17 +572,14 @@ int agg_finish(agg *g, bool interrupted, double deadline, i64 timestamp_ns, agg_
                 pending++;
                 continue;
             }
-            agg_series *s = g->reg.series[x->series];
-            int rc = ERR_OK;
-            if (x->series == AGG_S_TPOT) {
-                if (x->n > 0 && s)   /* TpotTrigger._compute_value */
-                    rc = agg_series_record_float(s, true_div(g, x->num, x->n));
-            } else if (s) {
-                rc = agg_series_record_int(s, x->n);
-            }
+            if (k < g->recorded_upto)
+                continue;
+            int rc = record_entry(g, x);
             if (rc != ERR_OK)
                 return err_set(e, rc, -1, "out of memory recording the token counts");
         }
+        g->recorded_upto = g->nents;
+        g->recorded = g->nents - pending;
     }
     set_durations(g);
     g->state = interrupted ? AGG_INTERRUPTED : AGG_COMPLETE;

@@ -11,10 +11,13 @@
  * (the caller lends the event's payload: it is copied before agg_process
  * returns); its result is kept and recorded into its series only at
  * agg_finish, in enqueue order, as upstream's end-of-run drain records
- * them, so that a float series' sums (tpot_ns) come out bit for bit. A
+ * them, so that a float series' sums (tpot_ns) come out bit for bit
+ * (with the live lane, agg_record_ready records the settled prefix of
+ * that order as the run goes). A
  * run without session.ended records none of them (upstream's SIGTERM path
  * has no drain): they are the snapshot's pending tasks.
- * Depends on agg/, drain/, chat/ and base/. Not thread-safe. */
+ * Depends on agg/, drain/, chat/ and base/. Not thread-safe: one thread
+ * calls every function (the live lane's threads are the aggregator's own). */
 #ifndef TALLY_AGG_H
 #define TALLY_AGG_H
 
@@ -44,6 +47,13 @@ typedef struct agg_opts {
      * to this process, ...), or NULL */
     void (*warn)(void *ctx, const char *msg);
     void  *warn_ctx;
+    /* A live run (tally aggregate) rather than a log: no worker process
+     * during the run (the payloads are copied into the queue, the drain's
+     * workers start at agg_finish); with live_threads, the live lane
+     * (agg_live_start) counts on that many threads of this process as the
+     * run goes, at most DQ_LIVE_MAX items of each input kind a flush. */
+    bool   defer;
+    int    live_threads;
 } agg_opts;
 
 typedef struct agg agg;
@@ -61,7 +71,21 @@ agg_registry *agg_registry_of(agg *g);
 agg_table    *agg_table_of(agg *g);
 
 /* Counting so far: items enqueued, counted, failed (they stay pending). */
-void agg_counts(const agg *g, iz *enqueued, iz *counted, iz *failed);
+void agg_counts(agg *g, iz *enqueued, iz *counted, iz *failed);
+
+/* The live lane (defer and live_threads): a flush every interval_s on
+ * threads of this process, until agg_finish. ERR_OK (also when there is
+ * no lane to start), or the error of a thread that cannot start. */
+int  agg_live_start(agg *g, double interval_s, err *e);
+/* Records into their series the counts the live lane has made, in
+ * enqueue order: the longest prefix of the queued counts that are all
+ * settled (for a live snapshot; agg_finish records the rest, so the order
+ * is the drain's whatever the lane's timing). Returns how many were
+ * recorded now. With the lane running, the one call of this that may run
+ * while another thread counts. */
+iz   agg_record_ready(agg *g);
+/* Upstream's n_pending_tasks now: counts queued and not recorded. */
+iz   agg_pending(agg *g);
 
 /* After session.ended: the drain (counting what is left, until
  * `deadline`, os_now() clock, 0 = none), the token counts recorded in

@@ -95,11 +95,12 @@ static void publish(aggr *r, const agg_snapshot *snap)
         say(r, "ERROR metrics snapshot: publish failed: %s", zmq_strerror(zmq_errno()));
 }
 
+/* The counts the live lane (or the drain) has made so far go into their
+ * series, in enqueue order; what is left is upstream's pending. */
 static iz pending_now(aggr *r)
 {
-    iz enq, done, failed;
-    agg_counts(r->g, &enq, &done, &failed);
-    return enq - done;
+    agg_record_ready(r->g);
+    return agg_pending(r->g);
 }
 
 /* A live tick: the HDR snapshot in the current state (LIVE or DRAINING). */
@@ -178,6 +179,10 @@ static void on_payload(void *ctx, str payload)
     if (ev.type == AGG_EV_SESSION_STARTED && r->state == AGG_INITIALIZE) {
         r->state = AGG_LIVE;
         r->next_tick = os_now() + r->o->publish_interval_s;
+        /* the live token lane, at the ticks' cadence, as upstream's */
+        err e = {0};
+        if (agg_live_start(r->g, r->o->publish_interval_s, &e) != ERR_OK)
+            say(r, "ERROR live token flush failed to start (counts wait for the drain): %s", e.msg);
         say(r, "INFO session started: live");
     }
     if (agg_ended(r->g) && r->state != AGG_DRAINING) {
@@ -418,6 +423,8 @@ int io_aggregate(const io_aggregate_opts *o, io_aggregate_stats *st, err *e)
             .progress_ctx = &r,
             .warn = on_warn,
             .warn_ctx = &r,
+            .defer = true,
+            .live_threads = o->tokenizer_workers,
         };
         r.g = agg_new(&ao, e);
         if (!r.g)

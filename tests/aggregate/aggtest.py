@@ -394,7 +394,8 @@ def case_sigterm():
     queued token counts), no drain, exit 0; as tally replay of the log
     without session.ended."""
     lines = small_run(3, ended=False)
-    r = Run(tokenizer="qwen3", streaming=False)
+    # no live lane: nothing is counted before SIGTERM, whatever the timing
+    r = Run(args=["--tokenizer-workers", "0"], tokenizer="qwen3", streaming=False)
     try:
         check(r.wait_ready() is not None, "ready")
         r.send_records(lines)
@@ -408,6 +409,28 @@ def case_sigterm():
         ref = replay(write_log(lines), "qwen3", False)
         check(same_but_clock(mine, ref), "the INTERRUPTED file is tally replay's of the log without session.ended")
         check("SIGTERM" in r.stderr(), "stderr says SIGTERM")
+    finally:
+        r.close()
+
+
+def case_live_lane():
+    """The live lane counts during the run (threads, before session.ended):
+    a live snapshot shows the ISL and OSL series filling; the file is
+    still tally replay's (the counts are recorded in enqueue order)."""
+    lines = small_run(40)
+    r = Run(tokenizer="qwen3", interval="0.02")
+    try:
+        check(r.wait_ready() is not None, "ready")
+        r.send_records(lines[:-2])
+        def counted(s):
+            isl = [m for m in s[4] if m[0] == "series" and m[1] == "isl"]
+            osl = [m for m in s[4] if m[0] == "series" and m[1] == "osl"]
+            return s[2] == "live" and isl and osl and isl[0][2] == 40 and osl[0][2] == 39 and s[3] == 0
+        s = r.poll_snapshots(counted)
+        check(s is not None, "a LIVE snapshot with all 40 ISL and 39 OSL counts, none pending")
+        r.send_records(lines[-2:])
+        check(r.wait_exit() == 0, "exit 0")
+        check(same_but_clock(r.final(), replay(write_log(lines), "qwen3", False)), "the file is tally replay's")
     finally:
         r.close()
 
