@@ -6,7 +6,7 @@ upstream's e2e and signal tests (test_aggregator_e2e.py,
 test_signal_handling.py). Run by tests/upstream/run_aggregate.sh, which
 sets up the environment (not part of CI).
 
-    python3 aggregate_interop.py TALLY_BIN EVENTS.jsonl[.gz] GOLDEN_DIR batched|record|signals
+    python3 aggregate_interop.py TALLY_BIN EVENTS.jsonl[.gz] GOLDEN_DIR batched|record|signals|dropin
 
 GOLDEN_DIR holds upstream's own final_snapshot.json for that log
 (tests/data/agg/golden/<case>, made by upstream's aggregator).
@@ -27,6 +27,7 @@ import upstream_preload  # noqa: F401 - import stubs; before upstream's transpor
 
 import msgspec
 from inference_endpoint.async_utils.event_publisher import EventPublisherService
+from inference_endpoint.async_utils.services.launcher import ServiceConfig, ServiceLauncher
 from inference_endpoint.async_utils.services.metrics_aggregator.snapshot import SessionState
 from inference_endpoint.async_utils.services.metrics_aggregator.subscriber import MetricsSnapshotSubscriber
 from inference_endpoint.async_utils.transport.zmq.context import ManagedZMQContext
@@ -67,7 +68,32 @@ def without_clock(text):
     return d
 
 
-async def full_run(batched):
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+AGG_MODULE = "inference_endpoint.async_utils.services.metrics_aggregator"
+
+
+async def launch_dropin(ctx, sock, out, ev_name, met_name):
+    """contrib/tally_dropin.py installed (user site of a temporary
+    PYTHONUSERBASE) and selected (TALLY_AGGREGATE); then upstream's own
+    ServiceLauncher starts `python -m ...metrics_aggregator` with the flags
+    the benchmark passes (commands/benchmark/pipeline.py
+    _build_aggregator_args, whose module needs the pydantic config)."""
+    base = tempfile.mkdtemp(prefix="tally-dropin-")
+    os.environ["PYTHONUSERBASE"] = base
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "contrib", "tally_dropin.py"), "install", "--user"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "dropin: tally_dropin.py install --user")
+    os.environ["TALLY_AGGREGATE"] = TALLY
+    args = ["--socket-dir", sock, "--socket-name", ev_name, "--metrics-socket", met_name, "--metrics-output-dir", out,
+            "--streaming", "--early-stopping", "--tokenizer", "qwen3", "--drain-timeout", "0.0",
+            "--tokenizer-workers", "4"]
+    launcher = ServiceLauncher(ctx)
+    await launcher.launch([ServiceConfig(module=AGG_MODULE, args=args)], timeout=120.0)
+    check(True, "dropin: upstream's ServiceLauncher saw the readiness signal")
+    return launcher.procs[0]
+
+
+async def full_run(batched, dropin=False):
     """Upstream's publisher (batched as the benchmark's, send_threshold 1000,
     or record by record) -> tally aggregate -> upstream's subscriber; the
     file against upstream's aggregator's own, and Report.from_snapshot."""
@@ -78,7 +104,6 @@ async def full_run(batched):
     with ManagedZMQContext.scoped(socket_dir=sock) as ctx:
         ready_name = "svc_ready_%s" % uuid.uuid4().hex[:8]
         met_name = "metrics_pub_%s" % uuid.uuid4().hex[:8]
-        receiver = ReadyCheckReceiver(ready_name, ctx, count=1)
         pub = EventPublisherService(ctx, extra_eager=True, send_threshold=1000 if batched else 1)
         sub = MetricsSnapshotSubscriber(met_name, ctx, loop, conflate=False)
         seen = []
@@ -90,11 +115,16 @@ async def full_run(batched):
 
         sub.process = keep
         sub.start()
-        proc = spawn(sock, out, pub.socket_name, met_name, ready_name, extra=["--publish-interval", "0.05"])
+        mode = "dropin" if dropin else "batched" if batched else "record by record"
+        if dropin:
+            proc = await launch_dropin(ctx, sock, out, pub.socket_name, met_name)
+        else:
+            receiver = ReadyCheckReceiver(ready_name, ctx, count=1)
+            proc = spawn(sock, out, pub.socket_name, met_name, ready_name, extra=["--publish-interval", "0.05"])
         try:
-            ids = await receiver.wait(timeout=120)
-            mode = "batched" if batched else "record by record"
-            check(ids == [3], "%s: ReadyCheckReceiver gets identity 3 from tally aggregate" % mode)
+            if not dropin:
+                ids = await receiver.wait(timeout=120)
+                check(ids == [3], "%s: ReadyCheckReceiver gets identity 3 from tally aggregate" % mode)
             check(os.path.exists(os.path.join(out, ".ready")), "%s: .ready exists when the readiness signal arrives" % mode)
             recs = records()
             live_seen = False
@@ -180,7 +210,7 @@ async def main():
     if CASE == "signals":
         signal_tests()
     else:
-        await full_run(batched=CASE == "batched")
+        await full_run(batched=CASE in ("batched", "dropin"), dropin=CASE == "dropin")
     bad = [w for ok, w in results if not ok]
     print("%d passed, %d failed" % (len(results) - len(bad), len(bad)))
     return 1 if bad else 0

@@ -30,7 +30,7 @@ if [ ! -x "$tally" ]; then
 fi
 cd "$root"
 status=0
-for case in batched record signals; do
+for case in batched record signals dropin; do
     echo "run_aggregate: $case"
     timeout -s KILL 900 "$py" tests/upstream/aggregate_interop.py "$tally" examples/events.jsonl.gz \
         tests/data/agg/golden/stream_chat_tools-jsonl-s-qwen3 "$case" || status=1
