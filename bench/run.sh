@@ -11,8 +11,11 @@
 # default; then `tally replay` (the aggregator over an event log): ingest
 # against upstream's own aggregator, and a generated agentic run of 10,000 and
 # 100,000 samples with 1 and 2 shards; then throughput by kind of text
-# (issue 20). BENCH_ONLY=tok, tmpl, count, drain, shards, kinds or replay runs
-# one part. Needs the oracle (sh ../shared/oracle/install.sh),
+# (issue 20); then `tally aggregate` (the live process over ZeroMQ): ingest
+# over ipc from a publisher sending as fast as it can, token metrics off and
+# on, against upstream's process(), the time from session.ended to the file,
+# and the cost of a live snapshot. BENCH_ONLY=tok, tmpl, count, drain,
+# shards, kinds, replay or aggregate runs one part. Needs the oracle (sh ../shared/oracle/install.sh),
 # for replay its aggregator (../shared/oracle/aggregator/setup.sh), and the
 # assets (scripts/fetch-assets.sh).
 set -eu
@@ -443,4 +446,91 @@ for n in $sizes; do
     rm -f "$log"
 done
 echo "Goals (issue 18): 100,000 samples in <= 30 s on 2 cores; peak RSS <= 1 GB and <= 1.2x the 10,000-sample run's."
+fi
+
+if [ -z "$only" ] || [ "$only" = aggregate ]; then
+[ "$only" = aggregate ] || echo
+# tally aggregate: the publisher (bench/agg_pub.py, pyzmq, frames encoded
+# beforehand, batches of 1000 as upstream's) sends a log over ipc as fast as
+# it can; tally's ingest is its own clock from the first frame to
+# session.ended processed, the publisher's own send loop (no high-water
+# mark: it never waits on tally) is the ceiling. Upstream's process() is the reference harness' loop over the
+# same log in the same run. Then a generated agentic run with qwen3 (token
+# metrics on: the live lane counts during the run), its time from
+# session.ended to final_snapshot.json; then one live snapshot with every
+# series full.
+agg_home=${UPSTREAM_AGG_HOME:-$HOME/.cache/upstream-agg}
+gen=tests/data/agg/gen_events.py
+agg_runs=${BENCH_AGG_RUNS:-3}
+agg_ingest=${BENCH_AGG_INGEST_SAMPLES:-20000}
+agg_agentic=${BENCH_AGG_AGENTIC_SAMPLES:-100000}
+mkdir -p "$tmp/ag"
+medcol() { awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+"$python" "$gen" stream_chat_tools --samples "$agg_ingest" --seed 7 --out "$tmp/ag/ingest.jsonl" 2>/dev/null
+r_=1
+: >"$tmp/ag/off"
+: >"$tmp/ag/ref"
+while [ "$r_" -le "$agg_runs" ]; do
+    BENCH_AGG_KEEP=$tmp/ag "$python" bench/agg_pub.py "$bin/tally" "$tmp/ag/ingest.jsonl" --streaming --early-stopping \
+        >"$tmp/ag/o" || exit 1
+    echo "$(v events "$tmp/ag/o") $(v ingest_s "$tmp/ag/o") $(v pub_s "$tmp/ag/o") - $(v final_s "$tmp/ag/o") $(v snapshots "$tmp/ag/o")" >>"$tmp/ag/off"
+    if [ -f "$agg_home/env.sh" ]; then
+        (. "$agg_home/env.sh" && "$PYTHON" ../shared/oracle/aggregator/replay.py "$tmp/ag/ingest.jsonl" \
+            --out "$tmp/ag/r.out" --streaming --timings "$tmp/ag/r.json" >/dev/null 2>&1) || exit 1
+        "$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["process_s"])' "$tmp/ag/r.json" >>"$tmp/ag/ref"
+    fi
+    r_=$((r_ + 1))
+done
+if [ -s "$tmp/ag/ref" ] && ! "$python" - "$tmp/ag/final_snapshot.json" "$tmp/ag/r.out/metrics/final_snapshot.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b):
+    d.pop("timestamp_ns"); d.pop("counter")
+sys.exit(a != b)
+PY
+then
+    echo "bench: aggregate: tally's final snapshot differs from upstream's aggregator's" >&2
+    exit 1
+fi
+ev=$(medcol "$tmp/ag/off" 1)
+ti=$(medcol "$tmp/ag/off" 2)
+tp=$(medcol "$tmp/ag/off" 3)
+tf=$(medcol "$tmp/ag/off" 5)
+echo "tally aggregate, ingest over ipc, token metrics off ($ev events, streaming; medians of $agg_runs runs):"
+printf '%-52s %10s %12s %8s\n' "" "s" "events/s" "x"
+printf '%-52s %10.3f %12.0f %8s\n' "publisher's send loop (the ceiling)" "$tp" "$(div "$ev" "$tp")" "-"
+printf '%-52s %10.3f %12.0f %7sx\n' "tally aggregate: first frame to session.ended" "$ti" "$(div "$ev" "$ti")" \
+    "$(awk -v a="$tp" -v b="$ti" 'BEGIN { printf "%.2f", a / b }')"
+if [ -s "$tmp/ag/ref" ]; then
+    ps=$(medcol "$tmp/ag/ref" 1)
+    printf '%-52s %10.3f %12.0f %7sx\n' "upstream process() alone (reference harness)" "$ps" "$(div "$ev" "$ps")" \
+        "$(awk -v a="$ps" -v b="$ti" 'BEGIN { printf "%.2f", a / b }')"
+fi
+echo "(x: tally's rate over that row's; tally's row: over the ceiling.) session.ended to the file: $tf s."
+echo
+
+# token metrics on: the agentic run with qwen3
+log=$tmp/ag/agentic.jsonl
+"$python" "$gen" agentic --samples "$agg_agentic" --seed 1 --out "$log" 2>/dev/null
+: >"$tmp/ag/on"
+r_=1
+on_runs=${BENCH_AGG_ON_RUNS:-1}
+while [ "$r_" -le "$on_runs" ]; do
+    "$python" bench/agg_pub.py "$bin/tally" "$log" --streaming --early-stopping --tokenizer "$assets/qwen3" >"$tmp/ag/o" || exit 1
+    echo "$(v events "$tmp/ag/o") $(v ingest_s "$tmp/ag/o") $(v pub_s "$tmp/ag/o") - $(v final_s "$tmp/ag/o") $(v snapshots "$tmp/ag/o")" >>"$tmp/ag/on"
+    r_=$((r_ + 1))
+done
+ev=$(medcol "$tmp/ag/on" 1)
+echo "tally aggregate, token metrics on: generated agentic run, $agg_agentic samples, qwen3 ($ev events, $(awk -v b="$(wc -c <"$log")" 'BEGIN { printf "%.2f", b / 1e9 }') GB; median of $on_runs):"
+printf '%-52s %10.3f %12.0f\n' "publisher's send loop (the ceiling)" "$(medcol "$tmp/ag/on" 3)" "$(div "$ev" "$(medcol "$tmp/ag/on" 3)")"
+printf '%-52s %10.3f %12.0f\n' "tally aggregate: first frame to session.ended" "$(medcol "$tmp/ag/on" 2)" "$(div "$ev" "$(medcol "$tmp/ag/on" 2)")"
+printf '%-52s %10.3f\n' "session.ended to final_snapshot.json (the drain)" "$(medcol "$tmp/ag/on" 5)"
+printf '%-52s %10s\n' "live snapshots published during the run" "$(medcol "$tmp/ag/on" 6)"
+rm -f "$log"
+echo
+
+"$bin/bench_agg_snapshot" 100000 21 >"$tmp/ag/snap" || exit 1
+echo "One snapshot, six series of $(v values_per_series "$tmp/ag/snap") values each (medians of 21):"
+echo "  LIVE (HDR statistics) $(v live_ms "$tmp/ag/snap") ms + msgpack encoding $(v encode_ms "$tmp/ag/snap") ms ($(v wire_bytes "$tmp/ag/snap") bytes); goal: under 1 ms"
+echo "  COMPLETE (exact, sorted) $(v complete_ms "$tmp/ag/snap") ms + JSON text $(v json_ms "$tmp/ag/snap") ms ($(v json_bytes "$tmp/ag/snap") bytes)"
 fi

@@ -261,8 +261,8 @@ int cmd_aggregate(int argc, char **argv)
     }
     if (!c.quiet)
         cli_error("aggregate: INFO %lld frames (%lld batches), %lld records, %lld did not decode, %lld short frames, "
-                  "%lld bad batches; %lld live snapshots; %td token counts, %td pending; %.2f s to session.ended, "
-                  "%.2f s from it to the file",
+                  "%lld bad batches; %lld live snapshots; %td token counts, %td pending; %.3f s to session.ended, "
+                  "%.3f s from it to the file",
                   (long long)s.frames, (long long)s.batches, (long long)s.records, (long long)s.malformed,
                   (long long)s.short_frames, (long long)s.bad_batches, (long long)s.snapshots, s.counts_enqueued,
                   s.pending, s.run_s, s.drain_s);

@@ -5,8 +5,10 @@
 # Upstream's publisher, readiness receiver and snapshot subscriber talk to
 # tally's process; upstream's Report.from_snapshot reads its file; the
 # file is compared with upstream's aggregator's own (the golden of the
-# bundled run); upstream's signal tests are ported. Skips, with status 0
-# and a message saying why, when the environment is missing.
+# bundled run); upstream's signal tests are ported; and the drop-in
+# (contrib/tally_dropin.py) makes upstream's own ServiceLauncher start
+# tally. Skips, with status 0 and a message saying why, when the
+# environment is missing.
 #   sh tests/upstream/run_aggregate.sh [TALLY_BIN]
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
