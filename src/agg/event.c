@@ -1929,26 +1929,6 @@ bool agg_event_same(const agg_event *x, const agg_event *y)
 
 static int decode_line(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de, bool tree);
 
-int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
-{
-    str t = line;
-    while (t.len && (t.s[t.len - 1] == '\n' || t.s[t.len - 1] == '\r'))
-        t.len--;
-    if (decode_fast(t, ev)) {
-        if (de)
-            memset(de, 0, sizeof *de);
-        if (ev->data_later) {
-            err je = {0};
-            ev->data = agg_event_data(a, ev, &je);
-            if (!ev->data)   /* out of memory: the general reader says so */
-                return decode_line(a, line, now_ns, ev, de, true);
-            ev->data_later = false;
-        }
-        return ERR_OK;
-    }
-    return decode_line(a, line, now_ns, ev, de, true);
-}
-
 int agg_event_decode_deferred(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
 {
     str t = line;
@@ -1960,6 +1940,20 @@ int agg_event_decode_deferred(arena *a, str line, i64 now_ns, agg_event *ev, agg
         return ERR_OK;
     }
     return decode_line(a, line, now_ns, ev, de, true);
+}
+
+int agg_event_decode(arena *a, str line, i64 now_ns, agg_event *ev, agg_decode_error *de)
+{
+    int rc = agg_event_decode_deferred(a, line, now_ns, ev, de);
+    if (rc != ERR_OK || !ev->data_later)
+        return rc;
+    err je = {0};
+    const json *d = agg_event_data(a, ev, &je);
+    if (!d)   /* out of memory: the general reader says so */
+        return decode_line(a, line, now_ns, ev, de, true);
+    ev->data = d;
+    ev->data_later = false;
+    return ERR_OK;
 }
 
 /* msgspec's reader: json_parse's tree when it takes the line, else the
