@@ -25,14 +25,17 @@ typedef struct frame_ctx {
     bool empty;
 } frame_ctx;
 
+/* kept from input to input, as tally aggregate keeps it from record to record */
+static io_mp_decoder dec;
+
 static void payload(str p)
 {
     arena a;
     arena_init(&a, 0);
     agg_event ev, ev2;
     agg_decode_error de, de2;
-    int rc = io_mp_event_decode(&a, p, 9, &ev, &de);
-    int rc2 = io_mp_event_decode(&a, p, 9, &ev2, &de2);
+    int rc = io_mp_event_decode(&dec, &a, p, 9, &ev, &de);
+    int rc2 = io_mp_event_decode(NULL, &a, p, 9, &ev2, &de2);
     if (rc != rc2)
         __builtin_trap();
     switch (rc) {

@@ -19,7 +19,8 @@
 #include "msgpack_event.h"
 
 enum {
-    BURST_MAX = 4096,      /* frames taken before the clock is looked at again */
+    BURST_MAX = 4096,      /* frames taken before the socket is polled again */
+    TICK_EVERY = 64,       /* records between two looks at the clock inside a burst */
     SAY_MALFORMED = 5,     /* bad frames told one by one; the rest are counted */
 };
 
@@ -34,6 +35,7 @@ typedef struct aggr {
     agg_state state;
     agg_snapshot *snap;
     buf   text, wire;
+    io_mp_decoder dec;
     arena a;
     arena_mark base;
     double next_tick, next_drain_log;
@@ -159,7 +161,7 @@ static void on_payload(void *ctx, str payload)
     arena_restore(&r->a, r->base);
     agg_event ev;
     agg_decode_error de;
-    int rc = io_mp_event_decode(&r->a, payload, os_monotonic_ns(), &ev, &de);
+    int rc = io_mp_event_decode(&r->dec, &r->a, payload, os_monotonic_ns(), &ev, &de);
     if (rc != ERR_OK) {
         /* on_decode_error: a synthetic error.generic record, timestamped now */
         r->st->malformed++;
@@ -189,6 +191,10 @@ static void on_payload(void *ctx, str payload)
         r->state = AGG_DRAINING;
         r->st->ended = true;
     }
+    /* a burst of frames (a batch is 1000 records; the socket may hold
+     * thousands of batches) does not hold the live ticks back */
+    else if (r->st->records % TICK_EVERY == 0)
+        maybe_tick(r);
 }
 
 static void on_frame(aggr *r, str frame)
@@ -383,6 +389,7 @@ static void close_all(aggr *r)
     free(r->snap);
     buf_free(&r->text);
     buf_free(&r->wire);
+    io_mp_decoder_free(&r->dec);
     arena_fini(&r->a);
 }
 

@@ -184,6 +184,19 @@ static bool unpack(str payload, msgpack_unpacked *u)
     return r == MSGPACK_UNPACK_SUCCESS && off == (size_t)payload.len;
 }
 
+/* The tree of a checked payload in a zone kept from record to record:
+ * msgpack_unpack_next makes a zone each call (two mallocs and their
+ * frees a record), msgpack_unpack (which msgpack-c's header calls
+ * obsolete, and still exports) takes the caller's. */
+enum { ZONE_CHUNK = 64 * 1024 };
+
+static bool unpack_in(str payload, msgpack_zone *z, msgpack_object *o)
+{
+    size_t off = 0;
+    msgpack_unpack_return r = msgpack_unpack((const char *)payload.s, (size_t)payload.len, &off, z, o);
+    return r == MSGPACK_UNPACK_SUCCESS && off == (size_t)payload.len;
+}
+
 /* ---- frames ------------------------------------------------------------------ */
 
 io_frame_kind io_frame_split(str frame, void (*item)(void *ctx, str payload), void *ctx, char *why, iz why_cap)
@@ -320,48 +333,77 @@ static bool put_value(conv *c, const msgpack_object *o)
     return false;
 }
 
-int io_mp_to_json(str payload, buf *out, agg_decode_error *de)
+void io_mp_decoder_free(io_mp_decoder *d)
+{
+    buf_free(&d->text);
+    if (d->zone)
+        msgpack_zone_free(d->zone);
+    d->zone = NULL;
+}
+
+/* io_mp_to_json in d's zone (its own, when d is NULL). */
+static int to_json(io_mp_decoder *d, str payload, buf *out, agg_decode_error *de)
 {
     int rc = check(payload, de);
     if (rc != ERR_OK)
         return rc;
-    msgpack_unpacked u;
-    if (!unpack(payload, &u)) {
-        msgpack_unpacked_destroy(&u);
-        set_error(de, "MemoryError", 0, "out of memory");
-        return ERR_NOMEM;
+    msgpack_zone *z = d ? d->zone : NULL;
+    if (!z) {
+        z = msgpack_zone_new(ZONE_CHUNK);
+        if (d)
+            d->zone = z;
     }
-    conv c = {out, de, payload.s};
-    bool ok = put_value(&c, &u.data);
-    msgpack_unpacked_destroy(&u);
-    if (ok && out->failed) {
-        set_error(de, "MemoryError", 0, "out of memory");
-        return ERR_NOMEM;
+    msgpack_object o;
+    bool ok = z && unpack_in(payload, z, &o);
+    if (ok) {
+        conv c = {out, de, payload.s};
+        ok = put_value(&c, &o);
+        if (ok && out->failed) {
+            ok = false;
+            rc = ERR_NOMEM;
+        } else if (!ok) {
+            rc = !strcmp(de ? de->cls : "", "UnicodeDecodeError") ? ERR_UTF8 : ERR_UNSUPPORTED;
+        }
+    } else {
+        rc = ERR_NOMEM;
     }
-    if (!ok)
-        return !strcmp(de ? de->cls : "", "UnicodeDecodeError") ? ERR_UTF8 : ERR_UNSUPPORTED;
-    return ERR_OK;
+    if (rc == ERR_NOMEM)
+        set_error(de, "MemoryError", 0, "out of memory");
+    if (z && d)
+        msgpack_zone_clear(z);
+    else if (z)
+        msgpack_zone_free(z);
+    return rc;
 }
 
-int io_mp_event_decode(arena *a, str payload, i64 now_ns, agg_event *ev, agg_decode_error *de)
+int io_mp_to_json(str payload, buf *out, agg_decode_error *de)
+{
+    return to_json(NULL, payload, out, de);
+}
+
+int io_mp_event_decode(io_mp_decoder *d, arena *a, str payload, i64 now_ns, agg_event *ev, agg_decode_error *de)
 {
     memset(ev, 0, sizeof *ev);
-    buf text = {0};
-    agg_decode_error local;
-    int rc = io_mp_to_json(payload, &text, de ? de : &local);
+    io_mp_decoder local = {0};
+    io_mp_decoder *dd = d ? d : &local;
+    agg_decode_error scratch;
+    dd->text.len = 0;
+    dd->text.failed = false;
+    int rc = to_json(dd, payload, &dd->text, de ? de : &scratch);
     if (rc == ERR_OK) {
         /* the event's strings point into its text: a copy in the arena */
-        u8 *t = arena_alloc_nz(a, 1, 1, text.len + 1);
+        u8 *t = arena_alloc_nz(a, 1, 1, dd->text.len + 1);
         if (!t) {
             rc = ERR_NOMEM;
             set_error(de, "MemoryError", 0, "out of memory");
         } else {
-            memcpy(t, text.data, (size_t)text.len);
-            t[text.len] = 0;
-            rc = agg_event_decode(a, str_from(t, text.len), now_ns, ev, de);
+            memcpy(t, dd->text.data, (size_t)dd->text.len);
+            t[dd->text.len] = 0;
+            rc = agg_event_decode_deferred(a, str_from(t, dd->text.len), now_ns, ev, de);
         }
     }
-    buf_free(&text);
+    if (!d)
+        io_mp_decoder_free(&local);
     return rc;
 }
 

@@ -36,19 +36,30 @@ typedef enum {
  * says what is wrong and where. Returns the frame's kind. */
 io_frame_kind io_frame_split(str frame, void (*item)(void *ctx, str payload), void *ctx, char *why, iz why_cap);
 
+/* What io_mp_event_decode keeps from one record to the next (its text
+ * buffer and msgpack-c's zone), so that a stream of records allocates
+ * nothing once warm. Zero-initialized; io_mp_decoder_free releases it. */
+typedef struct io_mp_decoder {
+    buf   text;
+    void *zone;    /* msgpack_zone */
+} io_mp_decoder;
+
+void io_mp_decoder_free(io_mp_decoder *d);
+
 /* Decodes one msgpack EventRecord payload into *ev, as upstream's
  * EventRecordCodec.decode (msgspec.msgpack.Decoder(type=EventRecord)) does:
  * the msgpack value becomes its JSON text (map order, int vs float,
- * uint64 kept) in `a`, which agg_event_decode then judges with the very
- * rules of a JSONL line (the one decoder of records). What JSON cannot
- * carry is refused here, with de->cls naming why: bad msgpack or bytes
- * after the value ("DecodeError", as msgspec), invalid UTF-8 in a string
- * ("UnicodeDecodeError"), and, where upstream would go on (a tally
- * limit, "tally.Unsupported"): a bin or ext value, a map key that is not
- * a string, a float that is not finite, nesting past IO_MP_MAX_DEPTH.
- * Returns agg_event_decode's codes; ev's strings live in `a` (and in
- * `payload`). */
-int io_mp_event_decode(arena *a, str payload, i64 now_ns, agg_event *ev, agg_decode_error *de);
+ * uint64 kept) in `a`, which agg_event_decode_deferred then judges with
+ * the very rules of a JSONL line (the one decoder of records; a payload it
+ * leaves for later is made by agg_event_data). What JSON cannot carry is
+ * refused here, with de->cls naming why: bad msgpack or bytes after the
+ * value ("DecodeError", as msgspec), invalid UTF-8 in a string
+ * ("UnicodeDecodeError"), and, where upstream would go on (a tally limit,
+ * "tally.Unsupported"): a bin or ext value, a map key that is not a
+ * string, a float that is not finite, nesting past IO_MP_MAX_DEPTH.
+ * `d` may be NULL (a one-off). Returns agg_event_decode's codes; ev's
+ * strings live in `a` (and in `payload`). */
+int io_mp_event_decode(io_mp_decoder *d, arena *a, str payload, i64 now_ns, agg_event *ev, agg_decode_error *de);
 
 /* The JSON text of a msgpack value, as io_mp_event_decode makes it
  * (appended to out). ERR_OK, or an error with `de` filled as above. */
