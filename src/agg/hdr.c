@@ -152,20 +152,45 @@ void agg_hdr_percentiles(const agg_hdr *h, const double *p, int n, i64 *out)
     }
     /* One pass instead of hdrh's scan per percentile: the running count
      * only changes at an index with a count, and every target is at least
-     * 1, so the first index to reach a target is one of those. */
-    i64 run = 0;
+     * 1, so the first index to reach a target is one of those. `next` is
+     * the lowest target not reached: below it an index costs a compare. */
+    i64 run = 0, next = INT64_MAX;
+    for (int k = 0; k < n; k++)
+        next = MIN(next, want[k]);
     for (iz i = 0; i <= h->top && left; i++) {
-        if (!h->counts[i])
-            continue;
         run += h->counts[i];
+        if (run < next)
+            continue;
+        next = INT64_MAX;
         for (int k = 0; k < n; k++) {
-            if (want[k] < 0 || run < want[k])
+            if (want[k] < 0)
                 continue;
+            if (run < want[k]) {
+                next = MIN(next, want[k]);
+                continue;
+            }
             u64 v = value_of(h, i);
             out[k] = (i64)(p[k] != 0.0 ? highest_equivalent(h, v) : lowest_equivalent(h, v));
             want[k] = -1;
             left--;
         }
+    }
+}
+
+void agg_hdr_bins(const agg_hdr *h, const i64 *thr, int nthr, i64 *bins, int nbins)
+{
+    ASSERT(nbins >= 1);
+    iz end = MIN(h->top + 1, h->counts_len - 1);
+    int le = 0;   /* thresholds <= the value */
+    for (iz i = 0; i < end; i++) {
+        i64 c = h->counts[i];
+        if (!c)
+            continue;
+        i64 v = (i64)highest_equivalent(h, value_of(h, i));
+        while (le < nthr && thr[le] <= v)
+            le++;
+        int j = le - 1;
+        bins[j < 0 ? 0 : j >= nbins ? nbins - 1 : j] += c;
     }
 }
 

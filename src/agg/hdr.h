@@ -44,6 +44,11 @@ bool agg_hdr_record(agg_hdr *h, i64 v);
  * for p = 0), or 0 when none does. */
 void agg_hdr_percentiles(const agg_hdr *h, const double *p, int n, i64 *out);
 
+/* The recorded iterator's histogram in one pass: each recorded step's
+ * count goes to bins[j], j = (the number of thresholds <= its value) - 1,
+ * clamped to [0, nbins - 1]; thr ascending. Adds to bins. */
+void agg_hdr_bins(const agg_hdr *h, const i64 *thr, int nthr, i64 *bins, int nbins);
+
 /* The recorded iterator: the next index at or after *i holding a count,
  * below counts_len - 1 (hdrh's iteration never reaches the last index),
  * with its value_iterated_to (the highest equivalent value) and count.

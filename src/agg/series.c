@@ -325,8 +325,9 @@ static void exact_stat(agg_series *s, agg_stat *out)
 }
 
 /* _hdr_stat's percentiles and histogram: each recorded step's value goes
- * to bucket bisect_right(edges, v) - 1, clamped to [0, n-1]. The steps
- * come in ascending order, so the count of edges <= v only grows. */
+ * to bucket bisect_right(edges, v) - 1, clamped to [0, n-1]. Python
+ * compares the float edge with the int value exactly: edge <= v is
+ * ceil(edge) <= v, and an edge of 2^63 or more is above every value. */
 static void hdr_stat(const agg_series *s, agg_stat *out)
 {
     i64 v[AGG_NPCT];
@@ -334,16 +335,13 @@ static void hdr_stat(const agg_series *s, agg_stat *out)
     for (int k = 0; k < AGG_NPCT; k++)
         out->pct[k] = (double)v[k];
     int nb = out->nbuckets;
-    int le = 0;   /* edges <= value, compared exactly */
-    iz it = 0;
-    i64 value, c;
-    while (agg_hdr_next_recorded(&s->hdr, &it, &value, &c)) {
-        while (le <= nb && !float_gt_int(out->edges[le], value))
-            le++;
-        int idx = le - 1;
-        idx = idx < 0 ? 0 : idx >= nb ? nb - 1 : idx;
-        out->counts[idx] += c;
+    i64 thr[AGG_MAX_BUCKETS + 1];
+    int nthr = 0;
+    while (nthr <= nb && out->edges[nthr] < 0x1p63) {
+        double e = out->edges[nthr];
+        thr[nthr++] = e < -0x1p63 ? INT64_MIN : (i64)ceil(e);
     }
+    agg_hdr_bins(&s->hdr, thr, nthr, out->counts, nb);
 }
 
 int agg_series_stat(agg_series *s, bool complete, agg_stat *out, err *e)
