@@ -231,6 +231,9 @@ void bpe_work_fini(tok_work *w)
 {
     free(w->bpe_sym);
     free(w->bpe_heap);
+    free(w->lin_dead);
+    w->lin_dead = NULL;
+    w->lin_dead_cap = 0;
     free(w->l1);
     w->l1 = NULL;
     if (w->cache) {
@@ -409,7 +412,9 @@ static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err 
     return ERR_OK;
 }
 
-static void merge_all(const tok *t, tok_work *w, symbols *s)
+/* The merges, lowest rank first, leftmost among equals. `last` (may be
+ * NULL) receives the last merge applied. */
+static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last)
 {
     sym *v = s->v;
     iz hn = 0;
@@ -429,6 +434,8 @@ static void merge_all(const tok *t, tok_work *w, symbols *s)
         /* A stale entry: the pair at this position changed since it was queued. */
         if (!merge_find(&t->merges, cur->id, right->id, &rank, &id) || id != top_id)
             continue;
+        if (last)
+            *last = (bpe_last){cur->id, right->id, (u32)(top >> 32), true};
         cur->id = top_id;
         cur->len += right->len;
         right->len = 0;
@@ -478,20 +485,28 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
             return ERR_OK;
         }
     }
-    symbols s = {w->bpe_sym, 0};
-    int rc = initial_symbols(t, w, word, &s, e);
-    if (rc)
-        return rc;
-    merge_all(t, w, &s);
-    /* Collect the surviving symbols into the output (or a scratch list for
-     * the cache). */
     iz base = w->nids;
-    iz n = 0;
-    for (iz i = 0; i < s.n; i++)
-        if (s.v[i].len) {
-            out_ids(w, &s.v[i].id, 1);
-            n++;
-        }
+    iz n = -1;
+    if (word.len >= BPE_LIN_MIN && !w->bpe_no_linear) {
+        const bpe_lin *lin = bpe_lin_get(t);
+        if (lin)
+            n = bpe_lin_encode(lin, t, w, word);   /* -1: the merge loop decides */
+    }
+    if (n < 0) {
+        symbols s = {w->bpe_sym, 0};
+        int rc = initial_symbols(t, w, word, &s, e);
+        if (rc)
+            return rc;
+        merge_all(t, w, &s, NULL);
+        /* Collect the surviving symbols into the output (or a scratch list
+         * for the cache). */
+        n = 0;
+        for (iz i = 0; i < s.n; i++)
+            if (s.v[i].len) {
+                out_ids(w, &s.v[i].id, 1);
+                n++;
+            }
+    }
     *count += n;
     if (h) {
         cache_put(w->cache, word, h, w->ids + base, n);
@@ -499,6 +514,24 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
     }
     if (!want_ids)
         w->nids = base;
+    return ERR_OK;
+}
+
+int bpe_merge_word(const tok *t, tok_work *w, str word, iz *nsym, u32 *first, bpe_last *last, err *e)
+{
+    symbols s = {w->bpe_sym, 0};
+    *last = (bpe_last){0, 0, 0, false};
+    int rc = initial_symbols(t, w, word, &s, e);
+    if (rc)
+        return rc;
+    merge_all(t, w, &s, last);
+    *nsym = 0;
+    for (iz i = 0; i < s.n; i++)
+        if (s.v[i].len) {
+            if (*nsym == 0)
+                *first = s.v[i].id;
+            ++*nsym;
+        }
     return ERR_OK;
 }
 

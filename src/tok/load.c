@@ -453,6 +453,7 @@ tok *tok_load_json(str text, const char *name, err *e)
         err_set(e, ERR_NOMEM, -1, "%s: out of memory", name);
         return NULL;
     }
+    t->lin_mu_ok = pthread_mutex_init(&t->lin_mu, NULL) == 0;
     arena tmp;
     arena_init(&t->perm, 0);
     arena_init(&tmp, 0);

@@ -314,6 +314,7 @@ void tok_free(tok *t)
 {
     if (!t)
         return;
+    bpe_lin_free(t);
     arena_fini(&t->perm);
     free(t);
 }

@@ -38,6 +38,9 @@ struct tok_work {
     iz         bpe_heap_cap;
     tok_cache *cache;       /* word -> ids cache (bpe.c) */
     tok_l1    *l1;          /* its first level (bpe.c) */
+    bool       bpe_no_linear; /* tests: never use the linear encoder (bpe_linear.c) */
+    u64       *lin_dead;    /* bpe_linear.c: positions known to lead nowhere */
+    iz         lin_dead_cap;  /* in u64 words */
     /* tok.c: output ids */
     u32       *ids;
     iz         nids, capids;

@@ -5,6 +5,8 @@
 #ifndef TALLY_TOK_MODEL_H
 #define TALLY_TOK_MODEL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include "tok_internal.h"
 
 /* String -> id, open addressing. A slot holds the hash, the id and where
@@ -69,6 +71,7 @@ typedef enum { DEC_NONE, DEC_BYTELEVEL, DEC_REPLACE, DEC_BYTEFALLBACK, DEC_FUSE,
                DEC_STRIP, DEC_METASPACE, DEC_WORDPIECE, DEC_BPE, DEC_CTC, DEC_SEQUENCE } dec_type;
 
 typedef struct tok_decoder tok_decoder;
+typedef struct bpe_lin bpe_lin;
 typedef struct pfx_store pfx_store;
 struct tok_decoder {
     dec_type     type;
@@ -112,6 +115,11 @@ struct tok {
     tok_pretok  *pretok;         /* NULL when none */
     tok_decoder *decoder;        /* NULL when none */
     bool         lossless;
+    /* the linear encoder (bpe_linear.c), built on the first long word */
+    pthread_mutex_t lin_mu;
+    _Atomic int  lin_state;      /* 0 not built, 1 ready (lin), 2 not applicable */
+    bpe_lin     *lin;
+    bool         lin_mu_ok;      /* lin_mu was initialized */
 };
 
 /* vocab.c */
@@ -166,6 +174,14 @@ int  bpe_each_word(void *ctx, str word);
  * in one loop. */
 int  bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *count, err *e);
 void bpe_work_fini(tok_work *w);
+/* The merge loop alone on `word` (no caches, no ignore_merges, no linear
+ * encoder), for bpe_linear.c's build: *nsym surviving symbols, the first
+ * one's id in *first, the last merge applied in *last. */
+typedef struct bpe_last {
+    u32  left, right, rank;
+    bool merged;      /* false: no merge was applied */
+} bpe_last;
+int  bpe_merge_word(const tok *t, tok_work *w, str word, iz *nsym, u32 *first, bpe_last *last, err *e);
 /* Adds to *count the tokens of `text` (all ASCII when `ascii`) whose
  * pre-tokenizer is one Isolated split by `split`, a pattern split_fast.h
  * matches (`digits` from tok_regex_fast_digits), with the prefix memory
@@ -222,6 +238,30 @@ i64  tok_work_prefix_resumed(const tok_work *w);
  * tests that cut texts just past them. */
 iz   pfx_marks_of(const pfx_store *p, str text, int digits, const pfx_mark **marks);
 iz   tok_work_prefix_marks(const tok_work *w, str text, const pfx_mark **marks);
+
+/* bpe_linear.c: the BPE of long pre-tokens in linear time, with the merge
+ * loop's ids (see the file for the argument). bpe_word takes it for words of
+ * at least BPE_LIN_MIN bytes. */
+enum { BPE_LIN_MIN = 64 };
+/* The encoder of t, built on the first call (thread-safe: one thread builds,
+ * under t->lin_mu, and publishes it; the others wait for it), or NULL when t
+ * does not meet its precondition. Lives until tok_free. */
+const bpe_lin *bpe_lin_get(const tok *t);
+/* Appends the ids of `word` (a pre-token in the raw domain, non-empty) to
+ * w->ids and returns how many, or -1 (nothing appended) when the word needs
+ * a token the encoder left out: the merge loop decides then. */
+iz   bpe_lin_encode(const bpe_lin *lin, const tok *t, tok_work *w, str word);
+/* Tests and benchmarks: the encoder's numbers (NULL when not applicable). */
+typedef struct bpe_lin_info {
+    iz     tokens;    /* in the matcher */
+    iz     left_out;  /* model tokens left out (unreachable, not monotone, ...) */
+    iz     nodes;     /* trie nodes */
+    iz     bytes;     /* memory */
+    double build_s;   /* time to build */
+    bool   chars;     /* character mode (byte fallback) rather than bytes */
+} bpe_lin_info;
+bool bpe_lin_stats(const tok *t, bpe_lin_info *info);
+void bpe_lin_free(tok *t);
 
 /* decode.c */
 tok_decoder *decoder_parse(arena *perm, const json *j, const char *path, err *e);

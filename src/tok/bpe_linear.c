@@ -1,0 +1,574 @@
+/* bpe_linear.c - the BPE of a long pre-token in time linear in its length,
+ * giving the ids of the merge loop of bpe.c (the Rust library's merge_all)
+ * exactly. bpe_word uses it for words of BPE_LIN_MIN bytes or more; the
+ * tables are built on the first such word and shared by all threads.
+ *
+ * The idea is the backtracking encoder of GitHub's `bpe` crate: tile the
+ * word left to right with vocabulary tokens, longest first, keeping a token
+ * only when it and the token before it are a pair the BPE itself would
+ * leave as they are; otherwise the next shorter token that is a prefix
+ * there, and when none is left, step back. What follows is our argument that
+ * this gives the merge loop's ids under the Rust library's rules, and the
+ * precondition a tokenizer must meet.
+ *
+ * The rules. Base symbols are the word's bytes (byte-level tokenizers) or
+ * its characters (byte_fallback tokenizers; below). The merge loop applies,
+ * while some adjacent pair of symbols is a merge, the pair with the lowest
+ * key (rank, position), position being where its left symbol starts: the
+ * lowest merge rank, leftmost among equal ranks (bpe.c's heap pops keys in
+ * this order, and its stale check is exact: the span a pair at one position
+ * covers only grows, so an entry whose merged id is still the pair's is the
+ * same pair). Write BPE(s) for the result on bytes s, and call a sequence
+ * of tokens t1..tk "valid" when BPE(t1 t2 .. tk as bytes) = t1..tk.
+ *
+ * (1) A run of tokens inside a valid sequence is valid, in particular each
+ *     token alone. No merge ever crosses the run's outer edges (merges are
+ *     never undone and the final symbols do not cross them), so the merges
+ *     inside the run are the loop's on the run's bytes alone: each one was
+ *     the lowest key of all pairs, so of the pairs inside; and positions
+ *     keep their order when the run is cut out. Hence only "usable" tokens
+ *     z, BPE(bytes of z) = z, ever appear in an output; the others are left
+ *     out of the matcher.
+ * (2) If a..x and x..b are valid (sharing the token x), so is a..x..b. Run
+ *     the loop on the whole: no pair crosses a symbol edge of x's outer
+ *     edges except inside the two parts; at each step the lowest key of all
+ *     pairs lies in the left part or the right part, and is then that
+ *     part's own next merge (it is lowest among that part's pairs, and that
+ *     part's state is one of its own run's states), so the whole does what
+ *     the parts do and ends where they end.
+ * (3) So a tiling of the word in which every two adjacent tokens form a
+ *     valid pair is valid (by (2), one token at a time), and it is the
+ *     merge loop's output, the one valid tiling; and the output's prefixes
+ *     are the valid tilings of the word's prefixes (1). The search below
+ *     keeps a stack whose adjacent pairs are valid: the stack that reaches
+ *     position p is the one valid tiling of bytes [0, p). When every token
+ *     tried from p fails, p can never be part of the answer, whatever
+ *     comes after, and is marked dead: each position is left at most once,
+ *     and the work is the word's length times the tokens that are prefixes
+ *     at a position (at most the longest token's length), not exponential.
+ *
+ * The pair test. For usable tokens a and b, is BPE(a b) = a b? Each token
+ * has its own merge tree (its run on its bytes); call a token "monotone"
+ * when the ranks of its tree grow toward the root. A monotone token's own
+ * run applies its merges in increasing key order (a merge of lower rank
+ * than one already applied could only become possible through a symbol
+ * made later, of even lower rank, and so on down: impossible). On a b,
+ * until a merge crosses the edge between them, the loop applies a's and b's
+ * merges sorted together by key (by the argument of (2)); meanwhile the
+ * pair at the edge is (x, y), x the rightmost symbol of a's state and y the
+ * leftmost of b's: x runs up a's right spine (a, a.right, a.right.right,
+ * ... down to a byte), y up b's left spine. A pair (x, y) that is adjacent
+ * at some time and is a merge of rank r is applied (so a b is not kept)
+ * exactly when r < the rank of the merge that replaces x (px, whose key
+ * starts left of x's, wins a tie) and r <= the rank of the one that
+ * replaces y (py starts right of x: the edge wins a tie); infinite for a
+ * and b themselves, so a merge (a, b) itself fails the pair. The pairs
+ * adjacent at some time are found from (a, b) backwards: the one made last
+ * of the two (higher rank; on a tie, the same merge twice, the right one)
+ * goes back to its child on the spine. That is pair_ok below, a few merge
+ * lookups a pair. It is exact for monotone usable tokens; others are left
+ * out of the matcher. A word whose answer needs a left-out token (any
+ * answer's tokens are usable, by (1)) has no tiling the search accepts:
+ * then it gives up and the merge loop decides, so leaving tokens out can
+ * cost time but never change ids.
+ *
+ * The precondition (checked once per tokenizer, else the merge loop stays):
+ * no subword prefix or word suffix (they change the symbols by position);
+ * byte-level: every byte has a token (a missing one would be dropped,
+ * joining its neighbours); otherwise byte_fallback with all 256 <0xNN>
+ * tokens, none of which takes part in any merge, and every character of the
+ * vocabulary usable: a character outside the vocabulary becomes <0xNN>
+ * tokens that merge with nothing, so it is a wall that splits the word into
+ * independent runs (as in (2)), and unk is never produced. ignore_merges
+ * only looks the whole word up first (bpe_word_slow does that before), and
+ * dropout fails the load. Every other setting is the same for both.
+ */
+#include <stdlib.h>
+#include "tok_model.h"
+#include "../base/os.h"
+#include "../base/utf8.h"
+
+#define LIN_NONE 0xffffffffu
+enum { LIN_MAX_NODES = 1 << 24 };
+
+/* One token of the matcher, by id; 16 or 20 bytes, the pair test's loads. */
+typedef struct {
+    u32 rk;      /* 1 + rank of the last merge of its own BPE; 0 = a base symbol */
+    u32 left;    /* that merge's two tokens */
+    u32 right;
+    u32 next;    /* the longest matcher token that is a proper prefix, or LIN_NONE */
+    u32 len;     /* bytes; 0 = not in the matcher */
+} lin_tok;
+
+/* The prefix trie over the matcher tokens' bytes: node 0 is the root, whose
+ * children are a direct table; the others' edges are in an open-addressing
+ * table of (node << 8 | byte) + 1 in the high half, child in the low half. */
+struct bpe_lin {
+    bool     chars;
+    lin_tok *tk;           /* by id, t->nids */
+    u32      root[256];    /* node of each first byte, LIN_NONE */
+    u64     *edge;         /* malloc'd, as tk and term: sized exactly */
+    u32      emask, eshift;
+    iz       nedges;
+    u32     *term;         /* by node: the token ending there, LIN_NONE */
+    iz       term_cap;
+    iz       nnodes, ntokens, left_out;
+    double   build_s;
+    iz       bytes;
+    arena    tmp;          /* the build's own (here, to survive its longjmp) */
+};
+
+static inline u32 edge_slot(const bpe_lin *L, u32 key)
+{
+    return (u32)(((u64)key * 0x9e3779b97f4a7c15u) >> L->eshift) & L->emask;
+}
+
+static inline u32 child(const bpe_lin *L, u32 node, u8 b)
+{
+    u32 key = (node << 8 | b) + 1;
+    for (u32 i = edge_slot(L, key);; i = (i + 1) & L->emask) {
+        u64 e = L->edge[i];
+        if ((u32)(e >> 32) == key)
+            return (u32)e;
+        if (!e)
+            return LIN_NONE;
+    }
+}
+
+/* The longest matcher token that is a prefix of s[pos, n), or LIN_NONE. */
+static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos)
+{
+    u32 best = LIN_NONE;
+    u32 node = L->root[s[pos]];
+    for (iz i = pos + 1; node != LIN_NONE; i++) {
+        if (L->term[node] != LIN_NONE)
+            best = L->term[node];
+        if (i >= n)
+            break;
+        node = child(L, node, s[i]);
+    }
+    return best;
+}
+
+/* Whether BPE leaves the adjacent tokens a b as they are (the file's
+ * comment, "The pair test"). Limits are ranks + 1, as lin_tok.rk. */
+static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
+{
+    u32 lx = LIN_NONE, ly = LIN_NONE;
+    u32 x = a, y = b;
+    for (;;) {
+        u32 rank, id;
+        if (merge_find(m, x, y, &rank, &id) && rank + 1 < lx && rank + 1 <= ly)
+            return false;
+        u32 rx = L->tk[x].rk, ry = L->tk[y].rk;
+        if (rx > ry) {
+            lx = rx;
+            x = L->tk[x].right;
+        } else if (ry) {
+            ly = ry;
+            y = L->tk[y].left;
+        } else {
+            return true;
+        }
+    }
+}
+
+/* ---- the search ------------------------------------------------------- */
+
+static void *grow_ids(tok_work *w, iz need)
+{
+    if (need > w->capids) {
+        iz c = w->capids ? w->capids : 64;
+        while (c < need)
+            c *= 2;
+        u32 *p = realloc(w->ids, (size_t)c * sizeof(u32));
+        if (!p)
+            longjmp(w->oom, 1);
+        w->ids = p;
+        w->capids = c;
+    }
+    return w->ids;
+}
+
+static inline bool is_dead(const u64 *d, iz p) { return d[p >> 6] >> (p & 63) & 1; }
+static inline void set_dead(u64 *d, iz p) { d[p >> 6] |= (u64)1 << (p & 63); }
+
+iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
+{
+    const u8 *s = word.s;
+    iz n = word.len;
+    iz nw = (n >> 6) + 1;
+    if (nw > w->lin_dead_cap) {
+        u64 *d = realloc(w->lin_dead, (size_t)nw * sizeof(u64));
+        if (!d)
+            longjmp(w->oom, 1);
+        w->lin_dead = d;
+        w->lin_dead_cap = nw;
+    }
+    u64 *dead = w->lin_dead;
+    memset(dead, 0, (size_t)nw * sizeof(u64));
+    /* The stack is the output itself: at most one token a byte. */
+    iz base = w->nids;
+    u32 *st = (u32 *)grow_ids(w, base + n) + base;
+    iz sp = 0, floor = 0;   /* entries below floor are final (before a wall) */
+    iz pos = 0;
+    const lin_tok *tk = L->tk;
+    while (pos < n) {
+        u32 c = longest(L, s, n, pos);
+        if (c == LIN_NONE) {
+            if (!L->chars)
+                return -1;   /* not reached: every byte is a token */
+            /* Only in character mode: a character outside the vocabulary,
+             * its <0xNN> tokens, a wall. */
+            iz k = utf8_len(s[pos]);
+            if (k > n - pos)
+                k = n - pos;
+            for (iz j = 0; j < k; j++)
+                st[sp++] = (u32)t->fallback_id[s[pos + j]];
+            pos += k;
+            floor = sp;
+            continue;
+        }
+        for (;;) {
+            while (c != LIN_NONE) {
+                iz end = pos + tk[c].len;
+                if (!is_dead(dead, end) && (sp == floor || pair_ok(L, &t->merges, st[sp - 1], c)))
+                    break;
+                c = tk[c].next;
+            }
+            if (c != LIN_NONE) {
+                st[sp++] = c;
+                pos += tk[c].len;
+                break;
+            }
+            set_dead(dead, pos);
+            if (sp == floor)
+                return -1;   /* the answer needs a token left out */
+            c = st[--sp];
+            pos -= tk[c].len;
+            c = tk[c].next;
+        }
+    }
+    w->nids = base + sp;
+    return sp;
+}
+
+/* ---- the build -------------------------------------------------------- */
+
+/* Sizes the edge table for `n` edges at load factor <= 1/2, moving the
+ * old edges over. False when out of memory. */
+static bool edges_resize(bpe_lin *L, iz n)
+{
+    u32 bits = 10;
+    while (((iz)1 << bits) < 2 * n)
+        bits++;
+    u64 *old = L->edge;
+    iz oldn = old ? (iz)L->emask + 1 : 0;
+    u64 *e = calloc((size_t)1 << bits, sizeof(u64));
+    if (!e)
+        return false;
+    L->edge = e;
+    L->emask = ((u32)1 << bits) - 1;
+    L->eshift = 64 - bits;
+    for (iz i = 0; i < oldn; i++) {
+        if (!old[i])
+            continue;
+        u32 j = edge_slot(L, (u32)(old[i] >> 32));
+        while (e[j])
+            j = (j + 1) & L->emask;
+        e[j] = old[i];
+    }
+    free(old);
+    return true;
+}
+
+static u32 new_node(bpe_lin *L)
+{
+    if (L->nnodes >= LIN_MAX_NODES)
+        return LIN_NONE;
+    if (L->nnodes >= L->term_cap) {
+        iz c = L->term_cap ? L->term_cap * 2 : 1 << 16;
+        u32 *p = realloc(L->term, (size_t)c * sizeof(u32));
+        if (!p)
+            return LIN_NONE;
+        L->term = p;
+        L->term_cap = c;
+    }
+    L->term[L->nnodes] = LIN_NONE;
+    return (u32)L->nnodes++;
+}
+
+/* Adds the bytes of token `id` to the trie. False when out of memory or
+ * nodes. */
+static bool trie_add(bpe_lin *L, str key, u32 id)
+{
+    u32 node = L->root[key.s[0]];
+    if (node == LIN_NONE && (node = L->root[key.s[0]] = new_node(L)) == LIN_NONE)
+        return false;
+    for (iz i = 1; i < key.len; i++) {
+        u32 k = (node << 8 | key.s[i]) + 1;
+        u32 j = edge_slot(L, k);
+        while (L->edge[j] && (u32)(L->edge[j] >> 32) != k)
+            j = (j + 1) & L->emask;
+        if (L->edge[j]) {
+            node = (u32)L->edge[j];
+            continue;
+        }
+        u32 fresh = new_node(L);
+        if (fresh == LIN_NONE)
+            return false;
+        L->edge[j] = (u64)k << 32 | fresh;
+        node = fresh;
+        if (++L->nedges * 2 > (iz)L->emask + 1 && !edges_resize(L, L->nedges * 2))
+            return false;
+    }
+    L->term[node] = id;
+    return true;
+}
+
+typedef struct {
+    const u8 *s;   /* the token's bytes, NULL = none or given to two ids */
+    u32       len;
+} id_bytes;
+
+/* Whether the tokenizer's settings are the ones the argument covers. */
+static bool settings_ok(const tok *t, arena *tmp, bool *chars)
+{
+    if (t->has_prefix || t->has_suffix || t->nids == 0)
+        return false;
+    if (t->byte_level) {
+        for (int b = 0; b < 256; b++)
+            if (t->byte_id[b] < 0)
+                return false;
+        *chars = false;
+        return true;
+    }
+    if (!t->byte_fallback || !t->fallback_all)
+        return false;
+    /* No <0xNN> token takes part in a merge. */
+    u8 *fb = NEW(tmp, u8, t->nids);
+    for (int j = 0; j < 256; j++)
+        if ((u32)t->fallback_id[j] < t->nids)
+            fb[t->fallback_id[j]] = 1;
+    const merge_map *m = &t->merges;
+    for (iz i = 0; i <= m->mask; i++) {
+        u64 k = m->slots[i].key;
+        if (!k)
+            continue;
+        u32 a = (u32)((k - 1) >> 32), b = (u32)(k - 1);
+        if ((a < t->nids && fb[a]) || (b < t->nids && fb[b]))
+            return false;
+    }
+    *chars = true;
+    return true;
+}
+
+static bool valid_utf8(str s)
+{
+    for (iz i = 0; i < s.len;) {
+        int k = utf8_valid_seq(s.s + i, s.len - i);
+        if (!k)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+/* The matcher tokens: each token's own BPE, shortest first so that a
+ * token's two children are decided before it. False when a base symbol is
+ * not usable (it would look like a wall). */
+static bool pick_tokens(bpe_lin *L, const tok *t, tok_work *w, const id_bytes *ib, const u32 *order, iz norder,
+                        iz *total)
+{
+    for (iz k = 0; k < norder; k++) {
+        u32 id = order[k];
+        str key = str_from(ib[id].s, ib[id].len);
+        bool single = L->chars ? utf8_valid_seq(key.s, key.len) == key.len : key.len == 1;
+        if (L->chars && !valid_utf8(key)) {
+            L->left_out++;   /* input text is valid UTF-8: never needed */
+            continue;
+        }
+        iz nsym = 0;
+        u32 first = LIN_NONE;
+        bpe_last last;
+        err e = {0};
+        arena_mark mk = arena_save(&w->scratch);
+        int rc = bpe_merge_word(t, w, key, &nsym, &first, &last, &e);
+        arena_restore(&w->scratch, mk);
+        bool usable = !rc && nsym == 1 && first == id;
+        if (usable && last.merged) {
+            /* monotone: its children are, and its rank is above theirs */
+            const lin_tok *l = &L->tk[last.left], *r = &L->tk[last.right];
+            usable = l->len && r->len && last.rank + 1 > l->rk && last.rank + 1 > r->rk;
+        }
+        if (!usable) {
+            if (single)
+                return false;
+            L->left_out++;
+            continue;
+        }
+        lin_tok *z = &L->tk[id];
+        z->len = (u32)key.len;
+        z->next = LIN_NONE;
+        if (last.merged) {
+            z->rk = last.rank + 1;
+            z->left = last.left;
+            z->right = last.right;
+        }
+        L->ntokens++;
+        *total += key.len;
+    }
+    return true;
+}
+
+static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz norder)
+{
+    for (int b = 0; b < 256; b++)
+        L->root[b] = LIN_NONE;
+    if (!edges_resize(L, 1 << 12) || new_node(L) == LIN_NONE)   /* node 0, the root */
+        return false;
+    for (iz k = 0; k < norder; k++) {
+        u32 id = order[k];
+        if (L->tk[id].len && !trie_add(L, str_from(ib[id].s, ib[id].len), id))
+            return false;
+    }
+    u32 *p = realloc(L->term, (size_t)L->nnodes * sizeof(u32));
+    if (p) {
+        L->term = p;
+        L->term_cap = L->nnodes;
+    }
+    /* Each token's next shorter prefix token: the last token on its path
+     * before its own node. */
+    for (iz k = 0; k < norder; k++) {
+        u32 id = order[k];
+        lin_tok *z = &L->tk[id];
+        if (!z->len)
+            continue;
+        const u8 *s = ib[id].s;
+        u32 node = L->root[s[0]];
+        for (u32 i = 1; i < z->len; i++) {
+            if (L->term[node] != LIN_NONE)
+                z->next = L->term[node];
+            node = child(L, node, s[i]);
+        }
+    }
+    return true;
+}
+
+static void lin_free(bpe_lin *L)
+{
+    if (!L)
+        return;
+    free(L->tk);
+    free(L->edge);
+    free(L->term);
+    free(L);
+}
+
+static bpe_lin *build(const tok *t)
+{
+    double t0 = os_now();
+    bpe_lin *volatile L = calloc(1, sizeof(*L));
+    tok_work *volatile w = L ? tok_work_new(t) : NULL;
+    if (!w) {
+        free(L);
+        return NULL;
+    }
+    arena_init(&L->tmp, 0);
+    if (setjmp(w->oom)) {
+        arena_fini(&L->tmp);
+        lin_free(L);
+        tok_work_free(w);
+        return NULL;
+    }
+    arena *tmp = &L->tmp;
+    tmp->oom = w->scratch.oom = &w->oom;
+    bool chars = false, ok = settings_ok(t, tmp, &chars);
+    L->chars = chars;
+    iz nids = t->nids;
+    id_bytes *ib = NEW(tmp, id_bytes, nids);
+    u8 *seen = NEW(tmp, u8, nids);
+    u32 *order = NEW(tmp, u32, nids);
+    iz norder = 0, total = 0;
+    if (ok) {
+        /* id -> bytes; an id given to two strings is left out. */
+        u32 maxlen = 0;
+        for (iz i = 0; i <= t->vocab.mask; i++) {
+            const vocab_slot *sl = &t->vocab.slots[i];
+            if (!sl->used || sl->id >= (u32)nids)
+                continue;
+            if (seen[sl->id]++ == 0 && sl->len > 0) {
+                ib[sl->id] = (id_bytes){sl->key, sl->len};
+                if (sl->len > maxlen)
+                    maxlen = sl->len;
+            } else {
+                ib[sl->id].s = NULL;
+            }
+        }
+        /* by length (a counting sort) */
+        iz *start = NEW(tmp, iz, (iz)maxlen + 2);
+        for (iz id = 0; id < nids; id++)
+            if (ib[id].s)
+                start[ib[id].len + 1]++;
+        for (u32 l = 1; l <= maxlen + 1; l++)
+            start[l] += start[l - 1];
+        for (iz id = 0; id < nids; id++)
+            if (ib[id].s)
+                order[start[ib[id].len]++] = (u32)id;
+        norder = start[maxlen];
+        L->tk = calloc((size_t)nids, sizeof(lin_tok));
+        ok = L->tk && pick_tokens(L, t, w, ib, order, norder, &total) && build_trie(L, ib, order, norder);
+    }
+    arena_fini(tmp);
+    tok_work_free(w);
+    if (!ok) {
+        lin_free(L);
+        return NULL;
+    }
+    L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + ((iz)L->emask + 1) * 8 + L->nnodes * 4;
+    L->build_s = os_now() - t0;
+    return L;
+}
+
+const bpe_lin *bpe_lin_get(const tok *t)
+{
+    int st = atomic_load_explicit(&t->lin_state, memory_order_acquire);
+    if (st == 1)
+        return t->lin;
+    if (st == 2 || !t->lin_mu_ok)
+        return NULL;
+    /* The tokenizer is shared read-only; these fields are the one part
+     * written after the load, once, under the mutex. */
+    tok *mt = (tok *)(uintptr_t)t;
+    pthread_mutex_lock(&mt->lin_mu);
+    if (atomic_load_explicit(&mt->lin_state, memory_order_relaxed) == 0) {
+        mt->lin = build(t);
+        atomic_store_explicit(&mt->lin_state, mt->lin ? 1 : 2, memory_order_release);
+    }
+    pthread_mutex_unlock(&mt->lin_mu);
+    return mt->lin;
+}
+
+bool bpe_lin_stats(const tok *t, bpe_lin_info *info)
+{
+    const bpe_lin *L = bpe_lin_get(t);
+    if (!L)
+        return false;
+    info->tokens = L->ntokens;
+    info->left_out = L->left_out;
+    info->nodes = L->nnodes;
+    info->bytes = L->bytes;
+    info->build_s = L->build_s;
+    info->chars = L->chars;
+    return true;
+}
+
+void bpe_lin_free(tok *t)
+{
+    lin_free(t->lin);
+    t->lin = NULL;
+    if (t->lin_mu_ok) {
+        pthread_mutex_destroy(&t->lin_mu);
+        t->lin_mu_ok = false;
+    }
+}

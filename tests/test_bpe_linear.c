@@ -1,0 +1,285 @@
+/* test_bpe_linear.c - the linear encoder (src/tok/bpe_linear.c) against the
+ * merge loop (bpe.c), word by word, on all nine tokenizers of the assets
+ * folder ($TALLY_ASSETS or assets/): random bytes, random vocabulary tokens
+ * run together, base64, repeats of 1-8-byte units, UTF-8 text without
+ * spaces, CJK and Hangul runs, and the `long` and `repeat` strings of
+ * tests/data/tok/inputs/gen.jsonl. Every word's ids must be the merge
+ * loop's; the test prints per tokenizer whether the encoder applies, its
+ * size and build time, and how many words it answered itself. */
+#include "test.h"
+#include "../src/base/arena.h"
+#include "../src/base/os.h"
+#include "../src/base/utf8.h"
+#include "../src/json/json.h"
+#include "../src/tok/tok.h"
+#include "../src/tok/tok_model.h"
+
+static const char *const tokenizers[] = {"qwen3", "llama3_1", "llama2", "deepseek_v3", "gemma3", "gpt4o",
+                                          "llama3", "gptoss", "claude"};
+
+static const char *assets(void)
+{
+    const char *a = getenv("TALLY_ASSETS");
+    return a && *a ? a : "assets";
+}
+
+static u64 rng = 0x9e3779b97f4a7c15u;
+
+static u32 rnd(u32 n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (u32)((rng >> 11) % n);
+}
+
+static void put_cp(buf *b, u32 c)
+{
+    u8 tmp[4];
+    int k = utf8_encode(c, tmp);
+    buf_put(b, tmp, k);
+}
+
+typedef struct {
+    const tok *t;
+    tok_work  *wl, *wm;         /* linear, merge loop */
+    iz         words, answered, skipped, failed;
+    iz         bytes;
+} diff;
+
+/* One word through both; a difference is printed (once per kind). */
+static void compare(diff *d, str word, const char *kind)
+{
+    if (word.len == 0)
+        return;
+    const tok *t = d->t;
+    /* ignore_merges looks the whole word up first, in bpe_word only */
+    if (t->ignore_merges && vocab_find(&t->vocab, word.s, word.len) >= 0) {
+        d->skipped++;
+        return;
+    }
+    err e = {0};
+    i64 cm = 0;
+    d->wm->nids = 0;
+    if (setjmp(d->wm->oom)) {
+        printf("#   %s: out of memory\n", kind);
+        test_cur_failed = 1;
+        return;
+    }
+    if (bpe_word(t, d->wm, word, &cm, true, &e)) {
+        printf("#   %s: merge loop failed: %s\n", kind, e.msg);
+        test_cur_failed = 1;
+        return;
+    }
+    d->words++;
+    d->bytes += word.len;
+    const bpe_lin *lin = bpe_lin_get(t);
+    if (!lin)
+        return;
+    d->wl->nids = 0;
+    if (setjmp(d->wl->oom)) {
+        printf("#   %s: out of memory\n", kind);
+        test_cur_failed = 1;
+        return;
+    }
+    iz n = bpe_lin_encode(lin, t, d->wl, word);
+    if (n < 0)
+        return;
+    d->answered++;
+    bool same = n == d->wm->nids && memcmp(d->wl->ids, d->wm->ids, (size_t)n * sizeof(u32)) == 0;
+    if (!same) {
+        if (d->failed++ < 3) {
+            printf("#   %s (%td bytes \"%.*s\"...): %td ids, the merge loop %td\n", kind, word.len,
+                   (int)(word.len < 40 ? word.len : 40), (const char *)word.s, n, d->wm->nids);
+            iz k = 0;
+            while (k < n && k < d->wm->nids && d->wl->ids[k] == d->wm->ids[k])
+                k++;
+            printf("#     first difference at id %td: %u vs %u\n", k, k < n ? d->wl->ids[k] : 0,
+                   k < d->wm->nids ? d->wm->ids[k] : 0);
+        }
+        test_cur_failed = 1;
+    }
+}
+
+/* The model vocabulary's keys (raw bytes). */
+static iz vocab_keys(const tok *t, arena *a, str **out)
+{
+    str *v = NEW(a, str, t->vocab.n + 1);
+    iz n = 0;
+    for (iz i = 0; i <= t->vocab.mask; i++)
+        if (t->vocab.slots[i].used)
+            v[n++] = str_from(t->vocab.slots[i].key, t->vocab.slots[i].len);
+    *out = v;
+    return n;
+}
+
+static u32 word_len(void)
+{
+    static const u32 lens[] = {1, 2, 5, 17, 64, 65, 100, 255, 256, 300, 1000, 3000};
+    u32 r = rnd(16);
+    return r < 12 ? lens[r] : 64 + rnd(2000);
+}
+
+static const char *const latin[] = {"the", "quick", "brown", "fox", "Jalapeño", "café", "naïve", "über",
+                                    "antidisestablishmentarianism", "XMLHttpRequest", "snake_case", "don't",
+                                    "Ünïcödé", "straße", "ﬁne", "—", "…", "déjà", "vu", "Ωmega", "ok"};
+
+static void gen_words(diff *d, str *keys, iz nkeys, iz per)
+{
+    bool chars = !d->t->byte_level;
+    buf b = {0};
+    for (iz k = 0; k < per; k++) {
+        u32 len = word_len();
+        /* random bytes (characters for character-level tokenizers) */
+        b.len = 0;
+        while (b.len < len) {
+            if (chars) {
+                u32 r = rnd(4);
+                u32 c = r == 0 ? 0x20 + rnd(0x5f) : r == 1 ? 0xa0 + rnd(0x700) : r == 2 ? 0x3000 + rnd(0x7000) : 0x10000 + rnd(0x2000);
+                put_cp(&b, c);
+            } else {
+                u8 c = (u8)rnd(256);
+                buf_put(&b, &c, 1);
+            }
+        }
+        compare(d, buf_view(&b), "random");
+        /* vocabulary tokens run together */
+        b.len = 0;
+        while (b.len < len) {
+            str s = keys[rnd((u32)nkeys)];
+            if (!chars || utf8_invalid_at(s) < 0)
+                buf_put(&b, s.s, s.len);
+        }
+        compare(d, buf_view(&b), "vocab");
+        /* base64 */
+        b.len = 0;
+        static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        while (b.len < len)
+            buf_put(&b, &b64[rnd(64)], 1);
+        compare(d, buf_view(&b), "base64");
+        /* a unit of 1-8 bytes repeated */
+        static const char *const units[] = {"a", "ab", " ", "\n\n", "abc", "=", "-", "aab", " \n", "\t",
+                                            "ab ", "01", "▁", "😀", "ab\n", "xyzw", "\r\n", "aaaaaaab"};
+        b.len = 0;
+        u8 unit[8];
+        iz ulen;
+        if (rnd(2)) {
+            const char *u = units[rnd(sizeof(units) / sizeof(units[0]))];
+            ulen = (iz)strlen(u);
+            memcpy(unit, u, (size_t)ulen);
+        } else {
+            ulen = 1 + rnd(8);
+            for (iz j = 0; j < ulen; j++)
+                unit[j] = chars ? (u8)(0x21 + rnd(0x5e)) : (u8)rnd(256);
+        }
+        u32 reps = rnd(4) ? 1 + rnd(400) : 1 + rnd(3000);
+        for (u32 j = 0; j < reps; j++)
+            buf_put(&b, unit, ulen);
+        compare(d, buf_view(&b), "repeat");
+        /* text without spaces */
+        b.len = 0;
+        while (b.len < len) {
+            const char *w = latin[rnd(sizeof(latin) / sizeof(latin[0]))];
+            buf_put(&b, w, (iz)strlen(w));
+        }
+        compare(d, buf_view(&b), "text");
+        /* CJK, Hangul */
+        b.len = 0;
+        while (b.len < len)
+            put_cp(&b, rnd(3) ? 0x4e00 + rnd(0x5200) : 0xac00 + rnd(0x2ba4));
+        compare(d, buf_view(&b), "cjk");
+        /* CJK from a small set (repeats within the word) */
+        b.len = 0;
+        while (b.len < len)
+            put_cp(&b, 0x4e00 + rnd(40));
+        compare(d, buf_view(&b), "cjk-small");
+    }
+    buf_free(&b);
+}
+
+static void gen_file(diff *d)
+{
+    arena a;
+    arena_init(&a, 0);
+    err e = {0};
+    str all = os_read_file(&a, "tests/data/tok/inputs/gen.jsonl", &e);
+    if (!all.s) {
+        printf("#   %s\n", e.msg);
+        test_cur_failed = 1;
+        arena_fini(&a);
+        return;
+    }
+    iz b = 0;
+    for (iz i = 0; i <= all.len; i++) {
+        if (i < all.len && all.s[i] != '\n')
+            continue;
+        str line = str_cut(all, b, i);
+        b = i + 1;
+        if (!line.len)
+            continue;
+        json *j = json_parse(&a, line, NULL, &e);
+        const json *id = j ? json_get_type(j, S("id"), JSON_STR) : NULL;
+        const json *text = j ? json_get_type(j, S("text"), JSON_STR) : NULL;
+        if (!id || !text)
+            continue;
+        str ids = id->u.s;
+        bool pick = false;
+        for (iz k = 0; k + 8 <= ids.len && !pick; k++)
+            pick = memcmp(ids.s + k, ":repeat:", 8) == 0 || (k + 6 <= ids.len && memcmp(ids.s + k, ":long:", 6) == 0);
+        if (pick)
+            compare(d, text->u.s, "gen.jsonl");
+    }
+    arena_fini(&a);
+}
+
+static void test_against_merge_loop(void)
+{
+    iz total = 0, total_answered = 0;
+    for (size_t k = 0; k < sizeof(tokenizers) / sizeof(tokenizers[0]); k++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", assets(), tokenizers[k]);
+        err e = {0};
+        tok *t = tok_load(path, &e);
+        if (!t) {
+            printf("#   %s: %s\n", tokenizers[k], e.msg);
+            test_cur_failed = 1;
+            continue;
+        }
+        bpe_lin_info info;
+        bool on = bpe_lin_stats(t, &info);
+        if (on)
+            printf("#   %s: linear encoder on (%s): %td tokens, %td left out, %td trie nodes, %.1f MB, built in %.0f ms\n",
+                   tokenizers[k], info.chars ? "characters" : "bytes", info.tokens, info.left_out, info.nodes,
+                   (double)info.bytes / 1e6, info.build_s * 1e3);
+        else
+            printf("#   %s: linear encoder off (precondition not met)\n", tokenizers[k]);
+        diff d = {t, tok_work_new(t), tok_work_new(t), 0, 0, 0, 0, 0};
+        REQUIRE(d.wl && d.wm);
+        d.wm->bpe_no_linear = true;
+        arena a;
+        arena_init(&a, 0);
+        str *keys;
+        iz nkeys = vocab_keys(t, &a, &keys);
+        rng = 0x9e3779b97f4a7c15u ^ (u64)k;
+        gen_words(&d, keys, nkeys, 120);
+        gen_file(&d);
+        printf("#   %s: %td words (%.1f MB) compared, %td answered by the linear encoder, %td skipped, %td differ\n",
+               tokenizers[k], d.words, (double)d.bytes / 1e6, d.answered, d.skipped, d.failed);
+        /* Left-out tokens are rare: the encoder answers nearly every word. */
+        if (on)
+            EXPECT(d.answered * 10 >= d.words * 9);
+        total += d.words;
+        total_answered += d.answered;
+        arena_fini(&a);
+        tok_work_free(d.wl);
+        tok_work_free(d.wm);
+        tok_free(t);
+    }
+    printf("#   all: %td words, %td answered by the linear encoder\n", total, total_answered);
+}
+
+int main(void)
+{
+    RUN(test_against_merge_loop);
+    return test_done();
+}
