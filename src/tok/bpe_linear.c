@@ -343,8 +343,11 @@ static bool settings_ok(const tok *t, arena *tmp, bool *chars)
         *chars = false;
         return true;
     }
-    if (!t->byte_fallback || !t->fallback_all)
+    if (!t->byte_fallback)
         return false;
+    for (int b = 0; b < 256; b++)
+        if (t->fallback_id[b] < 0)
+            return false;
     /* No <0xNN> token takes part in a merge. */
     u8 *fb = NEW(tmp, u8, t->nids);
     for (int j = 0; j < 256; j++)
