@@ -232,6 +232,9 @@ void bpe_work_fini(tok_work *w)
     free(w->bpe_sym);
     free(w->bpe_heap);
     free(w->lin_dead);
+    free(w->lin_pairs);
+    w->lin_pairs = NULL;
+    w->lin_pairs_for = NULL;
     w->lin_dead = NULL;
     w->lin_dead_cap = 0;
     free(w->l1);

@@ -89,15 +89,19 @@
 #include "../base/utf8.h"
 
 #define LIN_NONE 0xffffffffu
-enum { LIN_MAX_NODES = 1 << 24 };
+enum { LIN_MAX_NODES = 1 << 24, LIN_MAX_IDS = 1 << 24 };
 
-/* One token of the matcher, by id; 16 or 20 bytes, the pair test's loads. */
+/* One token of the matcher, by id: one aligned 32-byte load for all the
+ * search and the pair test read of it. */
 typedef struct {
     u32 rk;      /* 1 + rank of the last merge of its own BPE; 0 = a base symbol */
     u32 left;    /* that merge's two tokens */
     u32 right;
     u32 next;    /* the longest matcher token that is a proper prefix, or LIN_NONE */
     u32 len;     /* bytes; 0 = not in the matcher */
+    u32 minl;    /* 1 + the lowest rank of a merge with it on the left, LIN_NONE = none */
+    u32 minr;    /* the same on the right */
+    u32 pad;
 } lin_tok;
 
 /* The prefix trie over the matcher tokens' bytes: node 0 is the root, whose
@@ -107,6 +111,7 @@ struct bpe_lin {
     bool     chars;
     lin_tok *tk;           /* by id, t->nids */
     u32      root[256];    /* node of each first byte, LIN_NONE */
+    u32     *root2;        /* node of each first two bytes (b0 << 8 | b1), LIN_NONE */
     u64     *edge;         /* malloc'd, as tk and term: sized exactly */
     u32      emask, eshift;
     iz       nedges;
@@ -140,7 +145,14 @@ static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos)
 {
     u32 best = LIN_NONE;
     u32 node = L->root[s[pos]];
-    for (iz i = pos + 1; node != LIN_NONE; i++) {
+    if (node == LIN_NONE)
+        return best;
+    if (L->term[node] != LIN_NONE)
+        best = L->term[node];
+    if (pos + 1 >= n)
+        return best;
+    node = L->root2[s[pos] << 8 | s[pos + 1]];
+    for (iz i = pos + 2; node != LIN_NONE; i++) {
         if (L->term[node] != LIN_NONE)
             best = L->term[node];
         if (i >= n)
@@ -157,16 +169,20 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
     u32 lx = LIN_NONE, ly = LIN_NONE;
     u32 x = a, y = b;
     for (;;) {
+        /* A merge (x, y) has a rank at least x's lowest on the left and
+         * y's lowest on the right: when either is past its limit, no
+         * lookup. */
         u32 rank, id;
-        if (merge_find(m, x, y, &rank, &id) && rank + 1 < lx && rank + 1 <= ly)
+        const lin_tok *tx = &L->tk[x], *ty = &L->tk[y];
+        if (tx->minl < lx && ty->minr <= ly && merge_find(m, x, y, &rank, &id) && rank + 1 < lx && rank + 1 <= ly)
             return false;
-        u32 rx = L->tk[x].rk, ry = L->tk[y].rk;
+        u32 rx = tx->rk, ry = ty->rk;
         if (rx > ry) {
             lx = rx;
-            x = L->tk[x].right;
+            x = tx->right;
         } else if (ry) {
             ly = ry;
-            y = L->tk[y].left;
+            y = ty->left;
         } else {
             return true;
         }
@@ -190,6 +206,23 @@ static void *grow_ids(tok_work *w, iz need)
     return w->ids;
 }
 
+/* The pair test through the work area's direct-mapped memory of pairs
+ * tested: the pair (ids below LIN_MAX_IDS, checked at the build), a used
+ * bit and the answer in 64 bits; an empty slot (0) matches no pair. */
+enum { LIN_PAIR_BITS = 14 };
+
+static inline bool pair_cached(const bpe_lin *L, const tok *t, u64 *pc, u32 a, u32 b)
+{
+    u64 key = (u64)a << 24 | b;
+    u64 h = (key * 0x9e3779b97f4a7c15u) >> (64 - LIN_PAIR_BITS);
+    u64 e = pc[h];
+    if ((e >> 1) == (key << 1 | 1))
+        return e & 1;
+    bool ok = pair_ok(L, &t->merges, a, b);
+    pc[h] = key << 2 | 2 | ok;
+    return ok;
+}
+
 static inline bool is_dead(const u64 *d, iz p) { return d[p >> 6] >> (p & 63) & 1; }
 static inline void set_dead(u64 *d, iz p) { d[p >> 6] |= (u64)1 << (p & 63); }
 
@@ -207,6 +240,18 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
     }
     u64 *dead = w->lin_dead;
     memset(dead, 0, (size_t)nw * sizeof(u64));
+    /* The memory of pairs is the tokenizer's: a work area used with
+     * another one starts it afresh. */
+    if (!w->lin_pairs) {
+        w->lin_pairs = calloc((size_t)1 << LIN_PAIR_BITS, sizeof(u64));
+        if (!w->lin_pairs)
+            longjmp(w->oom, 1);
+        w->lin_pairs_for = L;
+    } else if (w->lin_pairs_for != L) {
+        memset(w->lin_pairs, 0, ((size_t)1 << LIN_PAIR_BITS) * sizeof(u64));
+        w->lin_pairs_for = L;
+    }
+    u64 *pc = w->lin_pairs;
     /* The stack is the output itself: at most one token a byte. */
     iz base = w->nids;
     u32 *st = (u32 *)grow_ids(w, base + n) + base;
@@ -232,7 +277,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
         for (;;) {
             while (c != LIN_NONE) {
                 iz end = pos + tk[c].len;
-                if (!is_dead(dead, end) && (sp == floor || pair_ok(L, &t->merges, st[sp - 1], c)))
+                if (!is_dead(dead, end) && (sp == floor || pair_cached(L, t, pc, st[sp - 1], c)))
                     break;
                 c = tk[c].next;
             }
@@ -255,12 +300,13 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
 
 /* ---- the build -------------------------------------------------------- */
 
-/* Sizes the edge table for `n` edges at load factor <= 1/2, moving the
- * old edges over. False when out of memory. */
+/* Sizes the edge table for `n` edges at load factor <= 2/3 (small, for
+ * the cache: linear probing stays short), moving the old edges over.
+ * False when out of memory. */
 static bool edges_resize(bpe_lin *L, iz n)
 {
     u32 bits = 10;
-    while (((iz)1 << bits) < 2 * n)
+    while (((iz)1 << bits) * 2 < 3 * n)
         bits++;
     u64 *old = L->edge;
     iz oldn = old ? (iz)L->emask + 1 : 0;
@@ -319,7 +365,7 @@ static bool trie_add(bpe_lin *L, str key, u32 id)
             return false;
         L->edge[j] = (u64)k << 32 | fresh;
         node = fresh;
-        if (++L->nedges * 2 > (iz)L->emask + 1 && !edges_resize(L, L->nedges * 2))
+        if (++L->nedges * 3 > ((iz)L->emask + 1) * 2 && !edges_resize(L, L->nedges * 2))
             return false;
     }
     L->term[node] = id;
@@ -334,7 +380,7 @@ typedef struct {
 /* Whether the tokenizer's settings are the ones the argument covers. */
 static bool settings_ok(const tok *t, arena *tmp, bool *chars)
 {
-    if (t->has_prefix || t->has_suffix || t->nids == 0)
+    if (t->has_prefix || t->has_suffix || t->nids == 0 || t->nids > LIN_MAX_IDS)
         return false;
     if (t->byte_level) {
         for (int b = 0; b < 256; b++)
@@ -435,6 +481,11 @@ static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz nord
         if (L->tk[id].len && !trie_add(L, str_from(ib[id].s, ib[id].len), id))
             return false;
     }
+    L->root2 = malloc(65536 * sizeof(u32));
+    if (!L->root2)
+        return false;
+    for (u32 i = 0; i < 65536; i++)
+        L->root2[i] = L->root[i >> 8] == LIN_NONE ? LIN_NONE : child(L, L->root[i >> 8], (u8)i);
     u32 *p = realloc(L->term, (size_t)L->nnodes * sizeof(u32));
     if (p) {
         L->term = p;
@@ -463,6 +514,7 @@ static void lin_free(bpe_lin *L)
     if (!L)
         return;
     free(L->tk);
+    free(L->root2);
     free(L->edge);
     free(L->term);
     free(L);
@@ -519,7 +571,23 @@ static bpe_lin *build(const tok *t)
             if (ib[id].s)
                 order[start[ib[id].len]++] = (u32)id;
         norder = start[maxlen];
-        L->tk = calloc((size_t)nids, sizeof(lin_tok));
+        L->tk = aligned_alloc(32, (size_t)nids * sizeof(lin_tok));
+        if (L->tk) {
+            memset(L->tk, 0, (size_t)nids * sizeof(lin_tok));
+            for (iz id = 0; id < nids; id++)
+                L->tk[id].minl = L->tk[id].minr = LIN_NONE;
+            const merge_map *m = &t->merges;
+            for (iz i = 0; i <= m->mask; i++) {
+                u64 k = m->slots[i].key;
+                u32 a = (u32)((k - 1) >> 32), b = (u32)(k - 1), r1 = m->slots[i].rank + 1;
+                if (!k || a >= (u32)nids || b >= (u32)nids)
+                    continue;
+                if (r1 < L->tk[a].minl)
+                    L->tk[a].minl = r1;
+                if (r1 < L->tk[b].minr)
+                    L->tk[b].minr = r1;
+            }
+        }
         ok = L->tk && pick_tokens(L, t, w, ib, order, norder, &total) && build_trie(L, ib, order, norder);
     }
     arena_fini(tmp);
@@ -528,7 +596,7 @@ static bpe_lin *build(const tok *t)
         lin_free(L);
         return NULL;
     }
-    L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + ((iz)L->emask + 1) * 8 + L->nnodes * 4;
+    L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + ((iz)L->emask + 1) * 8 + L->nnodes * 4 + 65536 * 4;
     L->build_s = os_now() - t0;
     return L;
 }

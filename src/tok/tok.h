@@ -8,7 +8,7 @@
  * Threads and processes: a loaded `tok` is read-only and may be shared by any
  * number of threads, and by processes forked after loading (copy-on-write).
  * Each thread needs its own `tok_work` (scratch memory, regex match state
- * and a word cache). */
+ * and a word cache), made for one tokenizer and used only with it. */
 #ifndef TALLY_TOK_H
 #define TALLY_TOK_H
 

@@ -41,6 +41,8 @@ struct tok_work {
     bool       bpe_no_linear; /* tests: never use the linear encoder (bpe_linear.c) */
     u64       *lin_dead;    /* bpe_linear.c: positions known to lead nowhere */
     iz         lin_dead_cap;  /* in u64 words */
+    u64       *lin_pairs;   /* bpe_linear.c: pairs tested, direct-mapped ... */
+    const void *lin_pairs_for; /* ... for this tokenizer's tables */
     /* tok.c: output ids */
     u32       *ids;
     iz         nids, capids;
