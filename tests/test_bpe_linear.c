@@ -278,8 +278,48 @@ static void test_against_merge_loop(void)
     printf("#   all: %td words, %td answered by the linear encoder\n", total, total_answered);
 }
 
+/* bpe_word builds the encoder only after BPE_LIN_BUILD_AFTER bytes of long
+ * words: a tokenizer that has counted less has none; past it, it has one;
+ * the counts are the merge loop's on both sides of the switch. */
+static void test_build_threshold(void)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/qwen3", assets());
+    err e = {0};
+    tok *t = tok_load(path, &e);
+    REQUIRE(t);
+    tok_work *w = tok_work_new(t), *wm = tok_work_new(t);
+    REQUIRE(w && wm);
+    wm->bpe_no_linear = true;
+    buf b = {0};
+    iz word = 1000;
+    int rounds = (int)(BPE_LIN_BUILD_AFTER / word) + 2;
+    bool built_early = false;
+    int differ = 0;
+    for (int r = 0; r < rounds; r++) {
+        /* a fresh word each round (the cache would answer a repeat) */
+        b.len = 0;
+        for (iz i = 0; i < word; i++)
+            buf_put(&b, &(u8){(u8)(0x61 + rnd(26))}, 1);
+        if (atomic_load(&t->lin_state) != 0 && r * word < BPE_LIN_BUILD_AFTER)
+            built_early = true;
+        i64 n = 0, nm = 0;
+        REQUIRE(tok_count(t, w, buf_view(&b), &n, &e) == ERR_OK);
+        REQUIRE(tok_count(t, wm, buf_view(&b), &nm, &e) == ERR_OK);
+        differ += n != nm;
+    }
+    EXPECT(!built_early);
+    EXPECT(atomic_load(&t->lin_state) == 1);
+    EXPECT(differ == 0);
+    buf_free(&b);
+    tok_work_free(w);
+    tok_work_free(wm);
+    tok_free(t);
+}
+
 int main(void)
 {
+    RUN(test_build_threshold);
     RUN(test_against_merge_loop);
     return test_done();
 }

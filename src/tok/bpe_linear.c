@@ -1,7 +1,8 @@
 /* bpe_linear.c - the BPE of a long pre-token in time linear in its length,
  * giving the ids of the merge loop of bpe.c (the Rust library's merge_all)
  * exactly. bpe_word uses it for words of BPE_LIN_MIN bytes or more; the
- * tables are built on the first such word and shared by all threads.
+ * tables are built once BPE_LIN_BUILD_AFTER bytes of such words have come
+ * (bpe_lin_ready) and shared by all threads.
  *
  * The idea is the backtracking encoder of GitHub's `bpe` crate: tile the
  * word left to right with vocabulary tokens, longest first, keeping a token
@@ -665,6 +666,19 @@ const bpe_lin *bpe_lin_get(const tok *t)
     }
     pthread_mutex_unlock(&mt->lin_mu);
     return mt->lin;
+}
+
+const bpe_lin *bpe_lin_ready(const tok *t, iz len)
+{
+    int st = atomic_load_explicit(&t->lin_state, memory_order_acquire);
+    if (st == 1)
+        return t->lin;
+    if (st == 2)
+        return NULL;
+    tok *mt = (tok *)(uintptr_t)t;   /* the counter is written after the load, as lin */
+    if (atomic_fetch_add_explicit(&mt->lin_seen, len, memory_order_relaxed) + len < BPE_LIN_BUILD_AFTER)
+        return NULL;
+    return bpe_lin_get(t);
 }
 
 bool bpe_lin_stats(const tok *t, bpe_lin_info *info)

@@ -115,9 +115,10 @@ struct tok {
     tok_pretok  *pretok;         /* NULL when none */
     tok_decoder *decoder;        /* NULL when none */
     bool         lossless;
-    /* the linear encoder (bpe_linear.c), built on the first long word */
+    /* the linear encoder (bpe_linear.c), built after BPE_LIN_BUILD_AFTER bytes of long words */
     pthread_mutex_t lin_mu;
     _Atomic int  lin_state;      /* 0 not built, 1 ready (lin), 2 not applicable */
+    _Atomic long long lin_seen;  /* bytes of long words before the build (bpe_lin_ready) */
     bpe_lin     *lin;
     bool         lin_mu_ok;      /* lin_mu was initialized */
 };
@@ -243,10 +244,19 @@ iz   tok_work_prefix_marks(const tok_work *w, str text, const pfx_mark **marks);
  * loop's ids (see the file for the argument). bpe_word takes it for words of
  * at least BPE_LIN_MIN bytes. */
 enum { BPE_LIN_MIN = 64 };
-/* The encoder of t, built on the first call (thread-safe: one thread builds,
- * under t->lin_mu, and publishes it; the others wait for it), or NULL when t
- * does not meet its precondition. Lives until tok_free. */
+/* The encoder of t, built on the first call of this or of bpe_lin_ready past
+ * its threshold (thread-safe: one thread builds, under t->lin_mu, and
+ * publishes it; the others wait for it), or NULL when t does not meet its
+ * precondition. Lives until tok_free. */
 const bpe_lin *bpe_lin_get(const tok *t);
+/* What bpe_word asks: the encoder, once this process has seen
+ * BPE_LIN_BUILD_AFTER bytes of long words (this one's `len` included), NULL
+ * before that and when t does not meet the precondition. The build takes
+ * 0.07-0.7 s; 256 KB of long words cost the merge loop some 30 ms (9 MB/s),
+ * so a run with few long words never pays the build and one with many pays
+ * it once. Each forked drain worker counts and builds its own. */
+enum { BPE_LIN_BUILD_AFTER = 256 * 1024 };
+const bpe_lin *bpe_lin_ready(const tok *t, iz len);
 /* Appends the ids of `word` (a pre-token in the raw domain, non-empty) to
  * w->ids and returns how many, or -1 (nothing appended) when the word needs
  * a token the encoder left out: the merge loop decides then. */
