@@ -204,7 +204,7 @@ static void cache_put(tok_cache *c, str word, u64 h, const u32 *ids, iz n)
 
 /* ---- growable work arrays ---------------------------------------------- */
 
-static void *grow(tok_work *w, void *p, iz *cap, iz need, iz size)
+void *tok_work_grow(tok_work *w, void *p, iz *cap, iz need, iz size)
 {
     if (need <= *cap)
         return p;
@@ -222,7 +222,7 @@ static void out_ids(tok_work *w, const u32 *ids, iz n)
 {
     if (!n)
         return;
-    w->ids = grow(w, w->ids, &w->capids, w->nids + n, sizeof(u32));
+    w->ids = tok_work_grow(w, w->ids, &w->capids, w->nids + n, sizeof(u32));
     memcpy(w->ids + w->nids, ids, (size_t)n * sizeof(u32));
     w->nids += n;
 }
@@ -256,7 +256,7 @@ static inline bool before(mrg a, mrg b) { return a < b; }
 
 static void heap_push(tok_work *w, iz *n, mrg m)
 {
-    mrg *h = w->bpe_heap = grow(w, w->bpe_heap, &w->bpe_heap_cap, *n + 1, sizeof(mrg));
+    mrg *h = w->bpe_heap = tok_work_grow(w, w->bpe_heap, &w->bpe_heap_cap, *n + 1, sizeof(mrg));
     iz i = (*n)++;
     while (i > 0) {
         iz parent = (i - 1) / 2;
@@ -315,7 +315,7 @@ typedef struct {
 
 static void add_sym(tok_work *w, symbols *s, u32 id, iz len)
 {
-    s->v = w->bpe_sym = grow(w, w->bpe_sym, &w->bpe_sym_cap, s->n + 1, sizeof(sym));
+    s->v = w->bpe_sym = tok_work_grow(w, w->bpe_sym, &w->bpe_sym_cap, s->n + 1, sizeof(sym));
     sym *x = &s->v[s->n];
     x->id = id;
     x->len = (u32)len;

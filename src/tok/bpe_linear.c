@@ -223,21 +223,6 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
 
 /* ---- the search ------------------------------------------------------- */
 
-static void *grow_ids(tok_work *w, iz need)
-{
-    if (need > w->capids) {
-        iz c = w->capids ? w->capids : 64;
-        while (c < need)
-            c *= 2;
-        u32 *p = realloc(w->ids, (size_t)c * sizeof(u32));
-        if (!p)
-            longjmp(w->oom, 1);
-        w->ids = p;
-        w->capids = c;
-    }
-    return w->ids;
-}
-
 /* The pair test through the work area's direct-mapped memory of pairs
  * tested: the pair (ids below LIN_MAX_IDS, checked at the build), a used
  * bit and the answer in 64 bits; an empty slot (0) matches no pair. */
@@ -263,14 +248,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
     const u8 *s = word.s;
     iz n = word.len;
     iz nw = (n >> 6) + 1;
-    if (nw > w->lin_dead_cap) {
-        u64 *d = realloc(w->lin_dead, (size_t)nw * sizeof(u64));
-        if (!d)
-            longjmp(w->oom, 1);
-        w->lin_dead = d;
-        w->lin_dead_cap = nw;
-    }
-    u64 *dead = w->lin_dead;
+    u64 *dead = w->lin_dead = tok_work_grow(w, w->lin_dead, &w->lin_dead_cap, nw, sizeof(u64));
     memset(dead, 0, (size_t)nw * sizeof(u64));
     /* The memory of pairs is the tokenizer's: a work area used with
      * another one starts it afresh. */
@@ -286,7 +264,8 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
     u64 *pc = w->lin_pairs;
     /* The stack is the output itself: at most one token a byte. */
     iz base = w->nids;
-    u32 *st = (u32 *)grow_ids(w, base + n) + base;
+    w->ids = tok_work_grow(w, w->ids, &w->capids, base + n, sizeof(u32));
+    u32 *st = w->ids + base;
     iz sp = 0, floor = 0;   /* entries below floor are final (before a wall) */
     iz pos = 0;
     const lin_tok *tk = L->tk;
@@ -444,17 +423,6 @@ static bool settings_ok(const tok *t, arena *tmp, bool *chars)
     return true;
 }
 
-static bool valid_utf8(str s)
-{
-    for (iz i = 0; i < s.len;) {
-        int k = utf8_valid_seq(s.s + i, s.len - i);
-        if (!k)
-            return false;
-        i += k;
-    }
-    return true;
-}
-
 /* The matcher tokens: each token's own BPE, shortest first so that a
  * token's two children are decided before it. False when a base symbol is
  * not usable (it would look like a wall). */
@@ -465,7 +433,7 @@ static bool pick_tokens(bpe_lin *L, const tok *t, tok_work *w, const id_bytes *i
         u32 id = order[k];
         str key = str_from(ib[id].s, ib[id].len);
         bool single = L->chars ? utf8_valid_seq(key.s, key.len) == key.len : key.len == 1;
-        if (L->chars && !valid_utf8(key)) {
+        if (L->chars && utf8_invalid_at(key) >= 0) {
             L->left_out++;   /* input text is valid UTF-8: never needed */
             continue;
         }
