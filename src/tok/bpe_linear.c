@@ -105,33 +105,46 @@ typedef struct {
     u32 pad;
 } lin_tok;
 
-/* The prefix trie over the matcher tokens' bytes: node 0 is the root, whose
- * children are a direct table; the others' edges are in an open-addressing
- * table of (node << 8 | byte) + 1 in the high half, child in the low half. */
+/* A node of the prefix trie over the matcher tokens' bytes, as a double
+ * array: the child of node p by byte b is at dat[p].base + b when that
+ * slot's check is p. One 16-byte load a byte, no hashing. */
+typedef struct {
+    u32 base;    /* 0 = no children (no slot's check is then this node) */
+    u32 check;   /* the parent's index; LIN_NONE = a free slot */
+    u32 term;    /* the token ending here, LIN_NONE */
+    u32 pad;
+} lin_node;
+
+/* The build makes the trie first with hashed edges (an open-addressing
+ * table of (node << 8 | byte) + 1 in the high half, child in the low half,
+ * node 0 the root, whose children are a direct table), then lays it out as
+ * the double array the search walks. */
 struct bpe_lin {
-    bool     chars;
-    lin_tok *tk;           /* by id, t->nids */
-    u64     *mbits;        /* a bit per hash of (left, right) of every merge, LIN_MBITS of them */
-    u64     *ebits;        /* a bit per hash of the key of every trie edge, LIN_EBITS of them */
-    u32      root[256];    /* node of each first byte, LIN_NONE */
-    u32     *root2;        /* node of each first two bytes (b0 << 8 | b1), LIN_NONE */
-    u64     *edge;         /* malloc'd, as tk and term: sized exactly */
-    u32      emask, eshift;
-    iz       nedges;
-    u32     *term;         /* by node: the token ending there, LIN_NONE */
-    iz       term_cap;
-    iz       nnodes, ntokens, left_out;
-    double   build_s;
-    iz       bytes;
+    bool      chars;
+    lin_tok  *tk;          /* by id, t->nids */
+    u64      *mbits;       /* a bit per hash of (left, right) of every merge, LIN_MBITS of them */
+    lin_node *dat;         /* the trie, ndat slots (every base + 255 inside) */
+    iz        ndat;
+    u32       root[256];   /* slot of each first byte, LIN_NONE */
+    u32      *root2;       /* slot of each first two bytes (b0 << 8 | b1), LIN_NONE */
+    /* the build's hashed trie */
+    u64      *edge;
+    u32       emask, eshift;
+    iz        nedges;
+    u32      *term;        /* by node: the token ending there, LIN_NONE */
+    iz        term_cap;
+    iz        nnodes, ntokens, left_out;
+    double    build_s;
+    iz        bytes;
     arena    tmp;          /* the build's own (here, to survive its longjmp) */
 };
 
-/* Two filters of 512 KB each (L2-sized), for the lookups that mostly
- * find nothing. The merges' filter: a bit per hash of each merge's pair,
- * 3.5% false positives for qwen3's 151k merges, 12% for gemma3's 515k,
- * where the merge table is 8-32 MB; a pair whose bit is clear is no
- * merge, with no lookup in the table. */
-enum { LIN_MBITS = 22, LIN_EBITS = 22 };
+/* A filter of 512 KB (L2-sized) for the merge lookups, which mostly find
+ * nothing: a bit per hash of each merge's pair, 3.5% false positives for
+ * qwen3's 151k merges, 12% for gemma3's 515k, where the merge table is
+ * 8-32 MB; a pair whose bit is clear is no merge, with no lookup in the
+ * table. */
+enum { LIN_MBITS = 22 };
 
 static inline u64 merge_bit(u32 a, u32 b)
 {
@@ -149,19 +162,10 @@ static inline u32 edge_slot(const bpe_lin *L, u32 key)
     return (u32)(((u64)key * 0x9e3779b97f4a7c15u) >> L->eshift) & L->emask;
 }
 
-/* The trie edges' filter: a walk ends on an edge that is not there,
- * most often found without the edge table (4-8 MB). */
-static inline u64 edge_bit(u32 key)
-{
-    return ((u64)key * 0xc2b2ae3d27d4eb4fu) >> (64 - LIN_EBITS);
-}
-
-static inline u32 child(const bpe_lin *L, u32 node, u8 b)
+/* The child of node `node` of the build's trie by byte b, LIN_NONE. */
+static u32 child(const bpe_lin *L, u32 node, u8 b)
 {
     u32 key = (node << 8 | b) + 1;
-    u64 h = edge_bit(key);
-    if (!(L->ebits[h >> 6] >> (h & 63) & 1))
-        return LIN_NONE;
     for (u32 i = edge_slot(L, key);; i = (i + 1) & L->emask) {
         u64 e = L->edge[i];
         if ((u32)(e >> 32) == key)
@@ -175,20 +179,24 @@ static inline u32 child(const bpe_lin *L, u32 node, u8 b)
 static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos)
 {
     u32 best = LIN_NONE;
-    u32 node = L->root[s[pos]];
-    if (node == LIN_NONE)
+    u32 p = L->root[s[pos]];
+    if (p == LIN_NONE)
         return best;
-    if (L->term[node] != LIN_NONE)
-        best = L->term[node];
+    const lin_node *dat = L->dat;
+    best = dat[p].term;
     if (pos + 1 >= n)
         return best;
-    node = L->root2[s[pos] << 8 | s[pos + 1]];
-    for (iz i = pos + 2; node != LIN_NONE; i++) {
-        if (L->term[node] != LIN_NONE)
-            best = L->term[node];
+    p = L->root2[s[pos] << 8 | s[pos + 1]];
+    for (iz i = pos + 2; p != LIN_NONE; i++) {
+        const lin_node *d = &dat[p];
+        if (d->term != LIN_NONE)
+            best = d->term;
         if (i >= n)
             break;
-        node = child(L, node, s[i]);
+        u32 q = d->base + s[i];
+        if (dat[q].check != p)
+            break;
+        p = q;
     }
     return best;
 }
@@ -470,6 +478,159 @@ static bool pick_tokens(bpe_lin *L, const tok *t, tok_work *w, const id_bytes *i
     return true;
 }
 
+/* The first free slot at or after i: nxt[j] is j for a free slot, else a
+ * slot further on (a taken one points past itself), and the paths are
+ * shortened as they are followed (nxt[cap] = cap stops every path). */
+static iz free_from(u32 *nxt, iz i)
+{
+    iz r = i;
+    while (nxt[r] != (u32)r)
+        r = nxt[r];
+    while (nxt[i] != (u32)i) {
+        iz up = nxt[i];
+        nxt[i] = (u32)r;
+        i = up;
+    }
+    return r;
+}
+
+/* Lays the build's trie out as the double array (lin_node), breadth
+ * first, each node's children at the first base whose slots are free, then
+ * frees the hashed trie. False when out of memory. */
+static bool layout(bpe_lin *L)
+{
+    iz nn = L->nnodes;
+    /* the edges by parent (counting sort), each list in byte order */
+    u32 *cnt = calloc((size_t)nn + 1, sizeof(u32));
+    u32 *kids = malloc((size_t)(nn ? nn : 1) * sizeof(u32));   /* the children, by parent */
+    u8 *kb = malloc((size_t)(nn ? nn : 1));                     /* their bytes */
+    u32 *queue = malloc((size_t)(nn ? nn : 1) * sizeof(u32));
+    u32 *pos = malloc((size_t)(nn ? nn : 1) * sizeof(u32));
+    u32 *nxt = NULL;   /* free_from's forest */
+    bool ok = cnt && kids && kb && queue && pos;
+    if (!ok)
+        goto done;
+    for (int b = 0; b < 256; b++)
+        if (L->root[b] != LIN_NONE)
+            cnt[1]++;
+    for (iz i = 0; i <= (iz)L->emask; i++)
+        if (L->edge[i])
+            cnt[(((u32)(L->edge[i] >> 32) - 1) >> 8) + 1]++;
+    for (iz i = 1; i <= nn; i++)
+        cnt[i] += cnt[i - 1];
+    for (int b = 0; b < 256; b++)
+        if (L->root[b] != LIN_NONE) {
+            kb[cnt[0]] = (u8)b;
+            kids[cnt[0]++] = L->root[b];
+        }
+    for (iz i = 0; i <= (iz)L->emask; i++)
+        if (L->edge[i]) {
+            u32 key = (u32)(L->edge[i] >> 32) - 1, par = key >> 8;
+            kb[cnt[par]] = (u8)key;
+            kids[cnt[par]++] = (u32)L->edge[i];
+        }
+    /* cnt[par] is now the end of par's list, cnt[par - 1] its start */
+    for (iz par = 1; par < nn; par++) {
+        u32 lo = cnt[par - 1], hi = cnt[par];
+        for (u32 i = lo + 1; i < hi; i++)   /* insertion sort by byte: lists are short */
+            for (u32 j = i; j > lo && kb[j - 1] > kb[j]; j--) {
+                u8 tb = kb[j];
+                kb[j] = kb[j - 1];
+                kb[j - 1] = tb;
+                u32 tc = kids[j];
+                kids[j] = kids[j - 1];
+                kids[j - 1] = tc;
+            }
+    }
+    iz cap = nn + nn / 4 + 512;
+    L->dat = malloc((size_t)cap * sizeof(lin_node));
+    nxt = malloc((size_t)(cap + 1) * sizeof(u32));
+    if (!L->dat || !nxt) {
+        ok = false;
+        goto done;
+    }
+    for (iz i = 0; i < cap; i++) {
+        L->dat[i] = (lin_node){0, LIN_NONE, LIN_NONE, 0};
+        nxt[i] = (u32)i;
+    }
+    nxt[cap] = (u32)cap;
+    L->dat[0].check = LIN_NONE - 1;   /* the root: taken, nobody's child */
+    nxt[0] = 1;
+    pos[0] = 0;
+    iz qh = 0, qt = 0, top = 1;
+    queue[qt++] = 0;
+    while (qh < qt) {
+        u32 node = queue[qh++], p = pos[node];
+        u32 from = node ? cnt[node - 1] : 0, to = cnt[node];
+        if (from == to)
+            continue;
+        /* the first base where every child's slot is free, trying the free
+         * slots in order for the first child (nxt finds the next one); after
+         * a few hundred, past everything taken */
+        iz q = free_from(nxt, (iz)kb[from] + 1), tries = 0;
+        for (;;) {
+            iz b = q - kb[from];
+            if (b + 256 > cap) {
+                iz nc = cap * 2;
+                lin_node *d = realloc(L->dat, (size_t)nc * sizeof(lin_node));
+                u32 *nx = d ? realloc(nxt, (size_t)(nc + 1) * sizeof(u32)) : NULL;
+                if (d)
+                    L->dat = d;
+                if (!nx) {
+                    ok = false;
+                    goto done;
+                }
+                nxt = nx;
+                for (iz i = cap; i < nc; i++) {
+                    d[i] = (lin_node){0, LIN_NONE, LIN_NONE, 0};
+                    nxt[i] = (u32)i;
+                }
+                nxt[nc] = (u32)nc;
+                cap = nc;
+            }
+            u32 i = from;
+            while (i < to && L->dat[b + kb[i]].check == LIN_NONE)
+                i++;
+            if (i == to) {
+                L->dat[p].base = (u32)b;
+                for (i = from; i < to; i++) {
+                    iz at = b + kb[i];
+                    L->dat[at].check = p;
+                    L->dat[at].term = L->term[kids[i]];
+                    nxt[at] = (u32)at + 1;
+                    pos[kids[i]] = (u32)at;
+                    queue[qt++] = kids[i];
+                    if (at + 1 > top)
+                        top = at + 1;
+                }
+                break;
+            }
+            q = free_from(nxt, ++tries > 256 && q < top ? top : q + 1);
+        }
+    }
+    for (int b = 0; b < 256; b++)
+        L->root[b] = L->root[b] == LIN_NONE ? LIN_NONE : pos[L->root[b]];
+    for (u32 i = 0; i < 65536; i++)
+        L->root2[i] = L->root2[i] == LIN_NONE ? LIN_NONE : pos[L->root2[i]];
+    /* every base + 255 inside */
+    L->ndat = top + 256 <= cap ? top + 256 : cap;
+    lin_node *d = realloc(L->dat, (size_t)L->ndat * sizeof(lin_node));
+    if (d)
+        L->dat = d;
+done:
+    free(cnt);
+    free(kids);
+    free(kb);
+    free(queue);
+    free(pos);
+    free(nxt);
+    free(L->edge);
+    L->edge = NULL;
+    free(L->term);
+    L->term = NULL;
+    return ok;
+}
+
 static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz norder)
 {
     for (int b = 0; b < 256; b++)
@@ -481,24 +642,11 @@ static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz nord
         if (L->tk[id].len && !trie_add(L, str_from(ib[id].s, ib[id].len), id))
             return false;
     }
-    L->ebits = calloc((size_t)1 << (LIN_EBITS - 6), sizeof(u64));
-    if (!L->ebits)
-        return false;
-    for (iz i = 0; i <= (iz)L->emask; i++)
-        if (L->edge[i]) {
-            u64 h = edge_bit((u32)(L->edge[i] >> 32));
-            L->ebits[h >> 6] |= (u64)1 << (h & 63);
-        }
     L->root2 = malloc(65536 * sizeof(u32));
     if (!L->root2)
         return false;
     for (u32 i = 0; i < 65536; i++)
         L->root2[i] = L->root[i >> 8] == LIN_NONE ? LIN_NONE : child(L, L->root[i >> 8], (u8)i);
-    u32 *p = realloc(L->term, (size_t)L->nnodes * sizeof(u32));
-    if (p) {
-        L->term = p;
-        L->term_cap = L->nnodes;
-    }
     /* Each token's next shorter prefix token: the last token on its path
      * before its own node. */
     for (iz k = 0; k < norder; k++) {
@@ -514,7 +662,7 @@ static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz nord
             node = child(L, node, s[i]);
         }
     }
-    return true;
+    return layout(L);
 }
 
 static void lin_free(bpe_lin *L)
@@ -523,7 +671,7 @@ static void lin_free(bpe_lin *L)
         return;
     free(L->tk);
     free(L->mbits);
-    free(L->ebits);
+    free(L->dat);
     free(L->root2);
     free(L->edge);
     free(L->term);
@@ -611,8 +759,8 @@ static bpe_lin *build(const tok *t)
         lin_free(L);
         return NULL;
     }
-    L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + ((iz)L->emask + 1) * 8 + L->nnodes * 4 + 65536 * 4 +
-               ((iz)1 << LIN_MBITS) / 8 + ((iz)1 << LIN_EBITS) / 8;
+    L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + L->ndat * (iz)sizeof(lin_node) + 65536 * 4 +
+               ((iz)1 << LIN_MBITS) / 8;
     L->build_s = os_now() - t0;
     return L;
 }
