@@ -2,8 +2,8 @@
  * merge loop (bpe.c), word by word, on all nine tokenizers of the assets
  * folder ($TALLY_ASSETS or assets/): random bytes, random vocabulary tokens
  * run together, base64, repeats of 1-8-byte units, UTF-8 text without
- * spaces, CJK and Hangul runs, and the `long` and `repeat` strings of
- * tests/data/tok/inputs/gen.jsonl. Every word's ids must be the merge
+ * spaces, CJK and Hangul runs, runs of whitespace, and the `long` and
+ * `repeat` strings of tests/data/tok/inputs/gen.jsonl. Every word's ids must be the merge
  * loop's; the test prints per tokenizer whether the encoder applies, its
  * size and build time, and how many words it answered itself. */
 #include "test.h"
@@ -193,6 +193,16 @@ static void gen_words(diff *d, str *keys, iz nkeys, iz per)
         while (b.len < len)
             put_cp(&b, 0x4e00 + rnd(40));
         compare(d, buf_view(&b), "cjk-small");
+        /* runs of whitespace of every length, a letter now and then (the
+         * runs' tokens are often not monotone: the merge loop's pair test) */
+        static const char *const ws[] = {" ", "\u2581", "\n", "\t", "\r\n", "a"};
+        b.len = 0;
+        while (b.len < len) {
+            const char *u = ws[rnd(sizeof(ws) / sizeof(ws[0]))];
+            for (u32 j = rnd(4) ? 1 + rnd(8) : 1 + rnd(80); j > 0; j--)
+                buf_put(&b, u, (iz)strlen(u));
+        }
+        compare(d, buf_view(&b), "whitespace");
     }
     buf_free(&b);
 }
@@ -248,8 +258,9 @@ static void test_against_merge_loop(void)
         bpe_lin_info info;
         bool on = bpe_lin_stats(t, &info);
         if (on)
-            printf("#   %s: linear encoder on (%s): %td tokens, %td left out, %td trie nodes, %.1f MB, built in %.0f ms\n",
-                   tokenizers[k], info.chars ? "characters" : "bytes", info.tokens, info.left_out, info.nodes,
+            printf("#   %s: linear encoder on (%s): %td tokens (%td not monotone), %td left out, %td trie nodes, %.1f MB, "
+                   "built in %.0f ms\n",
+                   tokenizers[k], info.chars ? "characters" : "bytes", info.tokens, info.slow, info.left_out, info.nodes,
                    (double)info.bytes / 1e6, info.build_s * 1e3);
         else
             printf("#   %s: linear encoder off (precondition not met)\n", tokenizers[k]);

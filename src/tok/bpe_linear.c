@@ -67,11 +67,15 @@
  * adjacent at some time are found from (a, b) backwards: the one made last
  * of the two (higher rank; on a tie, the same merge twice, the right one)
  * goes back to its child on the spine. That is pair_ok below, a few merge
- * lookups a pair. It is exact for monotone usable tokens; others are left
- * out of the matcher. A word whose answer needs a left-out token (any
- * answer's tokens are usable, by (1)) has no tiling the search accepts:
- * then it gives up and the merge loop decides, so leaving tokens out can
- * cost time but never change ids.
+ * lookups a pair; of two base symbols, one lookup in a 256 x 256 table
+ * (most pairs on random text). It is exact for monotone usable tokens; a
+ * pair with a usable token that is not monotone (runs of spaces in some
+ * vocabularies) is tested by its definition instead, the merge loop on the
+ * pair's bytes (pair_slow), and remembered like any pair. Tokens that are
+ * not usable are left out of the matcher. A word whose answer needs a
+ * left-out token (any answer's tokens are usable, by (1)) has no tiling
+ * the search accepts: then it gives up and the merge loop decides, so
+ * leaving tokens out can cost time but never change ids.
  *
  * The precondition (checked once per tokenizer, else the merge loop stays):
  * no subword prefix or word suffix (they change the symbols by position);
@@ -99,10 +103,11 @@ typedef struct {
     u32 left;    /* that merge's two tokens */
     u32 right;
     u32 next;    /* the longest matcher token that is a proper prefix, or LIN_NONE */
-    u32 len;     /* bytes; 0 = not in the matcher */
+    u16 len;     /* bytes; 0 = not in the matcher */
+    u16 mono;    /* monotone: the pair test of its spines applies (else the merge loop's) */
     u32 minl;    /* 1 + the lowest rank of a merge with it on the left, LIN_NONE = none */
     u32 minr;    /* the same on the right */
-    u32 pad;
+    u32 bix;     /* a base symbol of the byte-pair table: its byte (or code point below 256), else LIN_NONE */
 } lin_tok;
 
 /* A node of the prefix trie over the matcher tokens' bytes, as a double
@@ -123,6 +128,7 @@ struct bpe_lin {
     bool      chars;
     lin_tok  *tk;          /* by id, t->nids */
     u64      *mbits;       /* a bit per hash of (left, right) of every merge, LIN_MBITS of them */
+    u32      *bp;          /* 1 + rank of the merge of base symbols (bix x, bix y) at x << 8 | y, 0 = none */
     lin_node *dat;         /* the trie, ndat slots (every base + 255 inside) */
     iz        ndat;
     u32       root[256];   /* slot of each first byte, LIN_NONE */
@@ -133,7 +139,7 @@ struct bpe_lin {
     iz        nedges;
     u32      *term;        /* by node: the token ending there, LIN_NONE */
     iz        term_cap;
-    iz        nnodes, ntokens, left_out;
+    iz        nnodes, ntokens, left_out, slow;
     double    build_s;
     iz        bytes;
     arena    tmp;          /* the build's own (here, to survive its longjmp) */
@@ -213,9 +219,18 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
          * lookup. */
         u32 rank, id;
         const lin_tok *tx = &L->tk[x], *ty = &L->tk[y];
-        if (tx->minl < lx && ty->minr <= ly && maybe_merge(L, x, y) && merge_find(m, x, y, &rank, &id) &&
-            rank + 1 < lx && rank + 1 <= ly)
-            return false;
+        if (tx->minl < lx && ty->minr <= ly) {
+            /* two base symbols (most pairs tested on random text): the
+             * byte-pair table, L2-sized, instead of the merge table */
+            if (tx->bix != LIN_NONE && ty->bix != LIN_NONE) {
+                u32 r1 = L->bp[tx->bix << 8 | ty->bix];
+                if (r1 && r1 < lx && r1 <= ly)
+                    return false;
+            } else if (maybe_merge(L, x, y) && merge_find(m, x, y, &rank, &id) && rank + 1 < lx &&
+                       rank + 1 <= ly) {
+                return false;
+            }
+        }
         u32 rx = tx->rk, ry = ty->rk;
         if (rx > ry) {
             lx = rx;
@@ -236,16 +251,34 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
  * bit and the answer in 64 bits; an empty slot (0) matches no pair. */
 enum { LIN_PAIR_BITS = 14 };
 
-static inline bool pair_cached(const bpe_lin *L, const tok *t, u64 *pc, u32 a, u32 b)
+static NOINLINE bool pair_slow(const tok *t, tok_work *w, str ab, u32 a);
+
+static inline bool pair_cached(const bpe_lin *L, const tok *t, tok_work *w, u32 a, u32 b, str ab)
 {
+    u64 *pc = w->lin_pairs;
     u64 key = (u64)a << 24 | b;
     u64 h = (key * 0x9e3779b97f4a7c15u) >> (64 - LIN_PAIR_BITS);
     u64 e = pc[h];
     if ((e >> 1) == (key << 1 | 1))
         return e & 1;
-    bool ok = pair_ok(L, &t->merges, a, b);
+    bool ok = L->tk[a].mono && L->tk[b].mono ? pair_ok(L, &t->merges, a, b) : pair_slow(t, w, ab, a);
     pc[h] = key << 2 | 2 | ok;
     return ok;
+}
+
+/* The pair test of a token that is not monotone: the merge loop on the
+ * two tokens' bytes `ab` leaves two symbols, the first a (then the second
+ * is the other token: the rest of the bytes, one token). */
+static NOINLINE bool pair_slow(const tok *t, tok_work *w, str ab, u32 a)
+{
+    iz nsym = 0;
+    u32 first = LIN_NONE;
+    bpe_last last;
+    err e = {0};
+    arena_mark mk = arena_save(&w->scratch);
+    int rc = bpe_merge_word(t, w, ab, &nsym, &first, &last, &e);
+    arena_restore(&w->scratch, mk);
+    return !rc && nsym == 2 && first == a;
 }
 
 static inline bool is_dead(const u64 *d, iz p) { return d[p >> 6] >> (p & 63) & 1; }
@@ -269,7 +302,6 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
         memset(w->lin_pairs, 0, ((size_t)1 << LIN_PAIR_BITS) * sizeof(u64));
         w->lin_pairs_for = L;
     }
-    u64 *pc = w->lin_pairs;
     /* The stack is the output itself: at most one token a byte. */
     iz base = w->nids;
     w->ids = tok_work_grow(w, w->ids, &w->capids, base + n, sizeof(u32));
@@ -296,7 +328,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
         for (;;) {
             while (c != LIN_NONE) {
                 iz end = pos + tk[c].len;
-                if (!is_dead(dead, end) && (sp == floor || pair_cached(L, t, pc, st[sp - 1], c)))
+                if (!is_dead(dead, end) && (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end))))
                     break;
                 c = tk[c].next;
             }
@@ -452,11 +484,11 @@ static bool pick_tokens(bpe_lin *L, const tok *t, tok_work *w, const id_bytes *i
         arena_mark mk = arena_save(&w->scratch);
         int rc = bpe_merge_word(t, w, key, &nsym, &first, &last, &e);
         arena_restore(&w->scratch, mk);
-        bool usable = !rc && nsym == 1 && first == id;
+        bool usable = !rc && nsym == 1 && first == id && key.len <= UINT16_MAX, mono = usable;
         if (usable && last.merged) {
             /* monotone: its children are, and its rank is above theirs */
             const lin_tok *l = &L->tk[last.left], *r = &L->tk[last.right];
-            usable = l->len && r->len && last.rank + 1 > l->rk && last.rank + 1 > r->rk;
+            mono = l->mono && r->mono && last.rank + 1 > l->rk && last.rank + 1 > r->rk;
         }
         if (!usable) {
             if (single)
@@ -465,7 +497,9 @@ static bool pick_tokens(bpe_lin *L, const tok *t, tok_work *w, const id_bytes *i
             continue;
         }
         lin_tok *z = &L->tk[id];
-        z->len = (u32)key.len;
+        z->len = (u16)key.len;
+        z->mono = mono;
+        L->slow += !mono;
         z->next = LIN_NONE;
         if (last.merged) {
             z->rk = last.rank + 1;
@@ -665,12 +699,48 @@ static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz nord
     return layout(L);
 }
 
+/* The byte-pair table: the base symbols of the matcher (byte-level: the
+ * 256 bytes' tokens; otherwise the characters below U+0100) and the ranks
+ * of their merges. False when out of memory. */
+static bool build_pairs(bpe_lin *L, const tok *t)
+{
+    L->bp = calloc(65536, sizeof(u32));
+    if (!L->bp)
+        return false;
+    for (u32 c = 0; c < 256; c++) {
+        i32 id;
+        if (L->chars) {
+            u8 u[2];
+            iz k = c < 0x80 ? (u[0] = (u8)c, 1) : (u[0] = (u8)(0xc0 | c >> 6), u[1] = (u8)(0x80 | (c & 0x3f)), 2);
+            id = vocab_find(&t->vocab, u, k);
+        } else {
+            id = t->byte_id[c];
+        }
+        if (id < 0 || (u32)id >= t->nids)
+            continue;
+        lin_tok *z = &L->tk[id];
+        if (z->len && !z->rk && z->bix == LIN_NONE)
+            z->bix = c;
+    }
+    const merge_map *m = &t->merges;
+    for (iz i = 0; i <= m->mask; i++) {
+        u64 k = m->slots[i].key;
+        if (!k)
+            continue;
+        u32 a = (u32)((k - 1) >> 32), b = (u32)(k - 1);
+        if (a < t->nids && b < t->nids && L->tk[a].bix != LIN_NONE && L->tk[b].bix != LIN_NONE)
+            L->bp[L->tk[a].bix << 8 | L->tk[b].bix] = m->slots[i].rank + 1;
+    }
+    return true;
+}
+
 static void lin_free(bpe_lin *L)
 {
     if (!L)
         return;
     free(L->tk);
     free(L->mbits);
+    free(L->bp);
     free(L->dat);
     free(L->root2);
     free(L->edge);
@@ -734,7 +804,7 @@ static bpe_lin *build(const tok *t)
         if (L->tk && L->mbits) {
             memset(L->tk, 0, (size_t)nids * sizeof(lin_tok));
             for (iz id = 0; id < nids; id++)
-                L->tk[id].minl = L->tk[id].minr = LIN_NONE;
+                L->tk[id].minl = L->tk[id].minr = L->tk[id].bix = LIN_NONE;
             const merge_map *m = &t->merges;
             for (iz i = 0; i <= m->mask; i++) {
                 u64 k = m->slots[i].key;
@@ -751,7 +821,8 @@ static bpe_lin *build(const tok *t)
                     L->tk[b].minr = r1;
             }
         }
-        ok = L->tk && L->mbits && pick_tokens(L, t, w, ib, order, norder, &total) && build_trie(L, ib, order, norder);
+        ok = L->tk && L->mbits && pick_tokens(L, t, w, ib, order, norder, &total) && build_trie(L, ib, order, norder) &&
+             build_pairs(L, t);
     }
     arena_fini(tmp);
     tok_work_free(w);
@@ -759,7 +830,7 @@ static bpe_lin *build(const tok *t)
         lin_free(L);
         return NULL;
     }
-    L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + L->ndat * (iz)sizeof(lin_node) + 65536 * 4 +
+    L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + L->ndat * (iz)sizeof(lin_node) + 65536 * 4 * 2 +
                ((iz)1 << LIN_MBITS) / 8;
     L->build_s = os_now() - t0;
     return L;
@@ -804,6 +875,7 @@ bool bpe_lin_stats(const tok *t, bpe_lin_info *info)
         return false;
     info->tokens = L->ntokens;
     info->left_out = L->left_out;
+    info->slow = L->slow;
     info->nodes = L->nnodes;
     info->bytes = L->bytes;
     info->build_s = L->build_s;

@@ -268,7 +268,8 @@ iz   bpe_lin_encode(const bpe_lin *lin, const tok *t, tok_work *w, str word);
 /* Tests and benchmarks: the encoder's numbers (NULL when not applicable). */
 typedef struct bpe_lin_info {
     iz     tokens;    /* in the matcher */
-    iz     left_out;  /* model tokens left out (unreachable, not monotone, ...) */
+    iz     left_out;  /* model tokens left out (not usable: their own BPE is not themselves) */
+    iz     slow;      /* matcher tokens not monotone (their pairs take the merge loop's test) */
     iz     nodes;     /* trie nodes */
     iz     bytes;     /* memory */
     double build_s;   /* time to build */
