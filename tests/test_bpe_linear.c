@@ -258,10 +258,10 @@ static void test_against_merge_loop(void)
         bpe_lin_info info;
         bool on = bpe_lin_stats(t, &info);
         if (on)
-            printf("#   %s: linear encoder on (%s): %td tokens (%td not monotone), %td left out, %td trie nodes, %.1f MB, "
-                   "built in %.0f ms\n",
-                   tokenizers[k], info.chars ? "characters" : "bytes", info.tokens, info.slow, info.left_out, info.nodes,
-                   (double)info.bytes / 1e6, info.build_s * 1e3);
+            printf("#   %s: linear encoder on (%s): %td tokens (%td not monotone), %td left out, %td trie nodes, "
+                   "%.1f MB, built in %.0f ms\n",
+                   tokenizers[k], info.chars ? "characters" : "bytes", info.tokens, info.slow, info.left_out,
+                   info.nodes, (double)info.bytes / 1e6, info.build_s * 1e3);
         else
             printf("#   %s: linear encoder off (precondition not met)\n", tokenizers[k]);
         diff d = {t, tok_work_new(t), tok_work_new(t), 0, 0, 0, 0, 0};

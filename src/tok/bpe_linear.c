@@ -128,6 +128,7 @@ struct bpe_lin {
     bool      chars;
     lin_tok  *tk;          /* by id, t->nids */
     u64      *mbits;       /* a bit per hash of (left, right) of every merge, LIN_MBITS of them */
+    u64      *lbits;       /* the same of the merges of rank below LIN_LOW, LIN_LBITS of them */
     u32      *bp;          /* 1 + rank of the merge of base symbols (bix x, bix y) at x << 8 | y, 0 = none */
     lin_node *dat;         /* the trie, ndat slots (every base + 255 inside) */
     iz        ndat;
@@ -145,23 +146,40 @@ struct bpe_lin {
     arena    tmp;          /* the build's own (here, to survive its longjmp) */
 };
 
-/* A filter of 512 KB (L2-sized) for the merge lookups, which mostly find
- * nothing: a bit per hash of each merge's pair, 3.5% false positives for
- * qwen3's 151k merges, 12% for gemma3's 515k, where the merge table is
- * 8-32 MB; a pair whose bit is clear is no merge, with no lookup in the
- * table. */
-enum { LIN_MBITS = 22 };
+/* Two filters for the merge lookups, which mostly find nothing: a pair
+ * whose bits are not all set is no merge, with no lookup in the merge table
+ * (8-32 MB). Each is a blocked Bloom filter, three bits of one 64-bit word
+ * a merge: one load a query. The first (512 KB, L2-sized) holds every merge:
+ * under 1% false positives for qwen3's 151k merges, 3-4% for gemma3's 515k
+ * (counted on random text).
+ * The second (128 KB) holds only the merges of rank below LIN_LOW: most
+ * limits in the pair test are the ranks of short tokens, and a pair that is
+ * a merge of higher rank than its limit (two thirds of those found on
+ * random text) needs no lookup either. */
+enum { LIN_MBITS = 22, LIN_LBITS = 20, LIN_LOW = 1 << 15 };
 
-static inline u64 merge_bit(u32 a, u32 b)
+static inline u64 bloom_hash(u32 a, u32 b) { return ((u64)a << 32 | b) * 0x9e3779b97f4a7c15u; }
+
+static inline u64 bloom_mask(u64 h)
 {
-    return (((u64)a << 32 | b) * 0x9e3779b97f4a7c15u) >> (64 - LIN_MBITS);
+    return (u64)1 << (h >> 20 & 63) | (u64)1 << (h >> 26 & 63) | (u64)1 << (h >> 32 & 63);
 }
 
-static inline bool maybe_merge(const bpe_lin *L, u32 a, u32 b)
+static inline void bloom_add(u64 *f, int bits, u32 a, u32 b)
 {
-    u64 h = merge_bit(a, b);
-    return L->mbits[h >> 6] >> (h & 63) & 1;
+    u64 h = bloom_hash(a, b);
+    f[h >> (64 - (bits - 6))] |= bloom_mask(h);
 }
+
+static inline bool bloom_has(const u64 *f, int bits, u32 a, u32 b)
+{
+    u64 h = bloom_hash(a, b), m = bloom_mask(h);
+    return (f[h >> (64 - (bits - 6))] & m) == m;
+}
+
+static inline bool maybe_merge(const bpe_lin *L, u32 a, u32 b) { return bloom_has(L->mbits, LIN_MBITS, a, b); }
+
+static inline bool maybe_low_merge(const bpe_lin *L, u32 a, u32 b) { return bloom_has(L->lbits, LIN_LBITS, a, b); }
 
 static inline u32 edge_slot(const bpe_lin *L, u32 key)
 {
@@ -226,8 +244,8 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
                 u32 r1 = L->bp[tx->bix << 8 | ty->bix];
                 if (r1 && r1 < lx && r1 <= ly)
                     return false;
-            } else if (maybe_merge(L, x, y) && merge_find(m, x, y, &rank, &id) && rank + 1 < lx &&
-                       rank + 1 <= ly) {
+            } else if ((lx <= LIN_LOW || ly < LIN_LOW ? maybe_low_merge(L, x, y) : maybe_merge(L, x, y)) &&
+                       merge_find(m, x, y, &rank, &id) && rank + 1 < lx && rank + 1 <= ly) {
                 return false;
             }
         }
@@ -328,7 +346,8 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
         for (;;) {
             while (c != LIN_NONE) {
                 iz end = pos + tk[c].len;
-                if (!is_dead(dead, end) && (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end))))
+                if (!is_dead(dead, end) &&
+                    (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end))))
                     break;
                 c = tk[c].next;
             }
@@ -740,6 +759,7 @@ static void lin_free(bpe_lin *L)
         return;
     free(L->tk);
     free(L->mbits);
+    free(L->lbits);
     free(L->bp);
     free(L->dat);
     free(L->root2);
@@ -801,7 +821,8 @@ static bpe_lin *build(const tok *t)
         norder = start[maxlen];
         L->tk = aligned_alloc(32, (size_t)nids * sizeof(lin_tok));
         L->mbits = calloc((size_t)1 << (LIN_MBITS - 6), sizeof(u64));
-        if (L->tk && L->mbits) {
+        L->lbits = calloc((size_t)1 << (LIN_LBITS - 6), sizeof(u64));
+        if (L->tk && L->mbits && L->lbits) {
             memset(L->tk, 0, (size_t)nids * sizeof(lin_tok));
             for (iz id = 0; id < nids; id++)
                 L->tk[id].minl = L->tk[id].minr = L->tk[id].bix = LIN_NONE;
@@ -811,8 +832,9 @@ static bpe_lin *build(const tok *t)
                 u32 a = (u32)((k - 1) >> 32), b = (u32)(k - 1), r1 = m->slots[i].rank + 1;
                 if (!k)
                     continue;
-                u64 h = merge_bit(a, b);
-                L->mbits[h >> 6] |= (u64)1 << (h & 63);
+                bloom_add(L->mbits, LIN_MBITS, a, b);
+                if (r1 <= LIN_LOW)
+                    bloom_add(L->lbits, LIN_LBITS, a, b);
                 if (a >= (u32)nids || b >= (u32)nids)
                     continue;
                 if (r1 < L->tk[a].minl)
@@ -821,8 +843,8 @@ static bpe_lin *build(const tok *t)
                     L->tk[b].minr = r1;
             }
         }
-        ok = L->tk && L->mbits && pick_tokens(L, t, w, ib, order, norder, &total) && build_trie(L, ib, order, norder) &&
-             build_pairs(L, t);
+        ok = L->tk && L->mbits && L->lbits && pick_tokens(L, t, w, ib, order, norder, &total) &&
+             build_trie(L, ib, order, norder) && build_pairs(L, t);
     }
     arena_fini(tmp);
     tok_work_free(w);
@@ -831,7 +853,7 @@ static bpe_lin *build(const tok *t)
         return NULL;
     }
     L->bytes = (iz)sizeof(*L) + nids * (iz)sizeof(lin_tok) + L->ndat * (iz)sizeof(lin_node) + 65536 * 4 * 2 +
-               ((iz)1 << LIN_MBITS) / 8;
+               ((iz)1 << LIN_MBITS) / 8 + ((iz)1 << LIN_LBITS) / 8;
     L->build_s = os_now() - t0;
     return L;
 }
