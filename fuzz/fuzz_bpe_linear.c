@@ -118,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
     }
 
-    /* bpe_word with the encoder on (words of BPE_LIN_MIN bytes or more). */
+    /* bpe_word with the encoder on (words of BPE_LIN_USE bytes or more). */
     word_ids(t, wl, s);
     if (!same_ids(wl, wm))
         __builtin_trap();

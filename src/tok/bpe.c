@@ -490,7 +490,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
     }
     iz base = w->nids;
     iz n = -1;
-    if (word.len >= BPE_LIN_MIN && !w->bpe_no_linear) {
+    if (word.len >= BPE_LIN_USE && !w->bpe_no_linear) {
         const bpe_lin *lin = bpe_lin_ready(t, word.len);
         if (lin)
             n = bpe_lin_encode(lin, t, w, word);   /* -1: the merge loop decides */

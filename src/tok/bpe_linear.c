@@ -1,8 +1,8 @@
-/* bpe_linear.c - the BPE of a long pre-token in time linear in its length,
+/* bpe_linear.c - the BPE of a pre-token in time linear in its length,
  * giving the ids of the merge loop of bpe.c (the Rust library's merge_all)
- * exactly. bpe_word uses it for words of BPE_LIN_MIN bytes or more; the
- * tables are built once BPE_LIN_BUILD_AFTER bytes of such words have come
- * (bpe_lin_ready) and shared by all threads.
+ * exactly. bpe_word uses it for words of BPE_LIN_USE bytes or more; the
+ * tables are built once BPE_LIN_BUILD_AFTER bytes of long words (shorter
+ * ones weigh less) have come (bpe_lin_ready) and shared by all threads.
  *
  * The idea is the backtracking encoder of GitHub's `bpe` crate: tile the
  * word left to right with vocabulary tokens, longest first, keeping a token
@@ -885,7 +885,10 @@ const bpe_lin *bpe_lin_ready(const tok *t, iz len)
     if (st == 2)
         return NULL;
     tok *mt = (tok *)(uintptr_t)t;   /* the counter is written after the load, as lin */
-    if (atomic_fetch_add_explicit(&mt->lin_seen, len, memory_order_relaxed) + len < BPE_LIN_BUILD_AFTER)
+    /* in 1/64 bytes: a long word counts 64 a byte, a short one 1 */
+    long long add = len >= BPE_LIN_MIN ? (long long)len * BPE_LIN_SHORT_WEIGHT : len;
+    if (atomic_fetch_add_explicit(&mt->lin_seen, add, memory_order_relaxed) + add <
+        (long long)BPE_LIN_BUILD_AFTER * BPE_LIN_SHORT_WEIGHT)
         return NULL;
     return bpe_lin_get(t);
 }

@@ -118,7 +118,7 @@ struct tok {
     /* the linear encoder (bpe_linear.c), built after BPE_LIN_BUILD_AFTER bytes of long words */
     pthread_mutex_t lin_mu;
     _Atomic int  lin_state;      /* 0 not built, 1 ready (lin), 2 not applicable */
-    _Atomic long long lin_seen;  /* bytes of long words before the build (bpe_lin_ready) */
+    _Atomic long long lin_seen;  /* words given the merge loop before the build, weighed (bpe_lin_ready) */
     bpe_lin     *lin;
     bool         lin_mu_ok;      /* lin_mu was initialized */
 };
@@ -244,22 +244,27 @@ i64  tok_work_prefix_resumed(const tok_work *w);
 iz   pfx_marks_of(const pfx_store *p, str text, int digits, const pfx_mark **marks);
 iz   tok_work_prefix_marks(const tok_work *w, str text, const pfx_mark **marks);
 
-/* bpe_linear.c: the BPE of long pre-tokens in linear time, with the merge
- * loop's ids (see the file for the argument). bpe_word takes it for words of
- * at least BPE_LIN_MIN bytes. */
-enum { BPE_LIN_MIN = 64 };
+/* bpe_linear.c: the BPE of pre-tokens in time linear in their length, with
+ * the merge loop's ids (see the file for the argument). Once built, bpe_word
+ * takes it for every word of BPE_LIN_USE bytes or more: it is faster than
+ * the merge loop from two bytes on (on every kind of text of bench/run.sh's
+ * kinds), and much faster on long words (BPE_LIN_MIN bytes or more). */
+enum { BPE_LIN_MIN = 64, BPE_LIN_USE = 2 };
 /* The encoder of t, built on the first call of this or of bpe_lin_ready past
  * its threshold (thread-safe: one thread builds, under t->lin_mu, and
  * publishes it; the others wait for it), or NULL when t does not meet its
  * precondition. Lives until tok_free. */
 const bpe_lin *bpe_lin_get(const tok *t);
-/* What bpe_word asks: the encoder, once this process has seen
- * BPE_LIN_BUILD_AFTER bytes of long words (this one's `len` included), NULL
- * before that and when t does not meet the precondition. The build takes
- * 0.07-0.7 s; 256 KB of long words cost the merge loop some 30 ms (9 MB/s),
- * so a run with few long words never pays the build and one with many pays
- * it once. Each forked drain worker counts and builds its own. */
-enum { BPE_LIN_BUILD_AFTER = 256 * 1024 };
+/* What bpe_word asks for a word of `len` bytes the caches did not answer:
+ * the encoder, once this process has given the merge loop BPE_LIN_BUILD_AFTER
+ * bytes of long words, a shorter word counting 1/64 of its bytes (this one
+ * included); NULL before that and when t does not meet the precondition.
+ * The build takes 0.02-0.5 s; 256 KB of long words cost the merge loop some
+ * 30 ms (9 MB/s), 16 MB of short ones a few hundred (the linear encoder
+ * gains less on them), so a run with little text to count never pays the
+ * build and one with much pays it once. Each forked drain worker counts and
+ * builds its own. */
+enum { BPE_LIN_BUILD_AFTER = 256 * 1024, BPE_LIN_SHORT_WEIGHT = 64 };
 const bpe_lin *bpe_lin_ready(const tok *t, iz len);
 /* Appends the ids of `word` (a pre-token in the raw domain, non-empty) to
  * w->ids and returns how many, or -1 (nothing appended) when the word needs
