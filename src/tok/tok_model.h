@@ -246,9 +246,10 @@ iz   tok_work_prefix_marks(const tok_work *w, str text, const pfx_mark **marks);
 
 /* bpe_linear.c: the BPE of pre-tokens in time linear in their length, with
  * the merge loop's ids (see the file for the argument). Once built, bpe_word
- * takes it for every word of BPE_LIN_USE bytes or more: it is faster than
- * the merge loop from two bytes on (on every kind of text of bench/run.sh's
- * kinds), and much faster on long words (BPE_LIN_MIN bytes or more). */
+ * takes it for every word of BPE_LIN_USE bytes or more: it is at least as
+ * fast as the merge loop from two bytes on (measured on bench/run.sh's kinds
+ * of text, docs/performance.md), and much faster on long words (BPE_LIN_MIN
+ * bytes or more). */
 enum { BPE_LIN_MIN = 64, BPE_LIN_USE = 2 };
 /* The encoder of t, built on the first call of this or of bpe_lin_ready past
  * its threshold (thread-safe: one thread builds, under t->lin_mu, and
