@@ -290,8 +290,9 @@ static void test_against_merge_loop(void)
 }
 
 /* bpe_word builds the encoder only after BPE_LIN_BUILD_AFTER bytes of long
- * words: a tokenizer that has counted less has none; past it, it has one;
- * the counts are the merge loop's on both sides of the switch. */
+ * words, a short one weighing 1/BPE_LIN_SHORT_WEIGHT of its bytes: a
+ * tokenizer that has counted less has none; past it, it has one; the counts
+ * are the merge loop's on both sides of the switch. */
 static void test_build_threshold(void)
 {
     char path[512];
@@ -303,16 +304,37 @@ static void test_build_threshold(void)
     REQUIRE(w && wm);
     wm->bpe_no_linear = true;
     buf b = {0};
+    int differ = 0;
+    /* Short words weigh 1/64: 512 KB of them (fresh words of 8 letters,
+     * each its own piece with the space before it) build nothing. */
+    iz shorts = 0;
+    for (int r = 0; r < 64; r++) {
+        b.len = 0;
+        while (b.len < 8192) {
+            if (b.len)
+                buf_put(&b, " ", 1);
+            for (int i = 0; i < 8; i++)
+                buf_put(&b, &(u8){(u8)(0x61 + rnd(26))}, 1);
+        }
+        shorts += b.len;
+        i64 n = 0, nm = 0;
+        REQUIRE(tok_count(t, w, buf_view(&b), &n, &e) == ERR_OK);
+        REQUIRE(tok_count(t, wm, buf_view(&b), &nm, &e) == ERR_OK);
+        differ += n != nm;
+    }
+    EXPECT(atomic_load(&t->lin_state) == 0);
+    /* Long words count in full: the build comes once the two reach the
+     * threshold, not before. */
     iz word = 1000;
     int rounds = (int)(BPE_LIN_BUILD_AFTER / word) + 2;
     bool built_early = false;
-    int differ = 0;
     for (int r = 0; r < rounds; r++) {
         /* a fresh word each round (the cache would answer a repeat) */
         b.len = 0;
         for (iz i = 0; i < word; i++)
             buf_put(&b, &(u8){(u8)(0x61 + rnd(26))}, 1);
-        if (atomic_load(&t->lin_state) != 0 && r * word < BPE_LIN_BUILD_AFTER)
+        if (atomic_load(&t->lin_state) != 0 &&
+            (long long)r * word * BPE_LIN_SHORT_WEIGHT + shorts < (long long)BPE_LIN_BUILD_AFTER * BPE_LIN_SHORT_WEIGHT)
             built_early = true;
         i64 n = 0, nm = 0;
         REQUIRE(tok_count(t, w, buf_view(&b), &n, &e) == ERR_OK);
