@@ -31,6 +31,22 @@ static long rss_kb(void)
     return kb;
 }
 
+/* Times `runs` passes over the texts, each through a fresh work area. */
+static void cold_runs(const tok *t, const str *texts, iz n, int runs, double *times)
+{
+    err e = {0};
+    for (int r = 0; r < runs; r++) {
+        tok_work *fresh = tok_work_new(t);
+        double t0 = os_now();
+        for (iz k = 0; k < n; k++) {
+            i64 c;
+            tok_count(t, fresh, texts[k], &c, &e);
+        }
+        times[r] = os_now() - t0;
+        tok_work_free(fresh);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -124,30 +140,12 @@ int main(int argc, char **argv)
     }
     /* a cold cache: the same inputs through a fresh work area each run */
     double tcold[100];
-    for (int r = 0; r < runs; r++) {
-        tok_work *fresh = tok_work_new(t);
-        double t0 = os_now();
-        for (iz k = 0; k < n; k++) {
-            i64 c;
-            tok_count(t, fresh, texts[k], &c, &e);
-        }
-        tcold[r] = os_now() - t0;
-        tok_work_free(fresh);
-    }
+    cold_runs(t, texts, n, runs, tcold);
     /* the same, the linear encoder's tables built first, as a process has
      * them once it has counted enough (bpe_lin_ready) */
     double tbuilt[100];
     bpe_lin_get(t);
-    for (int r = 0; r < runs; r++) {
-        tok_work *fresh = tok_work_new(t);
-        double t0 = os_now();
-        for (iz k = 0; k < n; k++) {
-            i64 c;
-            tok_count(t, fresh, texts[k], &c, &e);
-        }
-        tbuilt[r] = os_now() - t0;
-        tok_work_free(fresh);
-    }
+    cold_runs(t, texts, n, runs, tbuilt);
     /* 1 MB without whitespace: one huge pre-token for most tokenizers */
     iz big = 1 << 20;
     u8 *huge = malloc((size_t)big);

@@ -269,6 +269,19 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
  * bit and the answer in 64 bits; an empty slot (0) matches no pair. */
 enum { LIN_PAIR_BITS = 14 };
 
+/* The merge loop on `bytes` (bpe_merge_word), its scratch given back:
+ * false when it fails. */
+static bool merge_word(const tok *t, tok_work *w, str bytes, iz *nsym, u32 *first, bpe_last *last)
+{
+    *nsym = 0;
+    *first = LIN_NONE;
+    err e = {0};
+    arena_mark mk = arena_save(&w->scratch);
+    int rc = bpe_merge_word(t, w, bytes, nsym, first, last, &e);
+    arena_restore(&w->scratch, mk);
+    return rc == ERR_OK;
+}
+
 static NOINLINE bool pair_slow(const tok *t, tok_work *w, str ab, u32 a);
 
 static inline bool pair_cached(const bpe_lin *L, const tok *t, tok_work *w, u32 a, u32 b, str ab)
@@ -289,14 +302,10 @@ static inline bool pair_cached(const bpe_lin *L, const tok *t, tok_work *w, u32 
  * is the other token: the rest of the bytes, one token). */
 static NOINLINE bool pair_slow(const tok *t, tok_work *w, str ab, u32 a)
 {
-    iz nsym = 0;
-    u32 first = LIN_NONE;
+    iz nsym;
+    u32 first;
     bpe_last last;
-    err e = {0};
-    arena_mark mk = arena_save(&w->scratch);
-    int rc = bpe_merge_word(t, w, ab, &nsym, &first, &last, &e);
-    arena_restore(&w->scratch, mk);
-    return !rc && nsym == 2 && first == a;
+    return merge_word(t, w, ab, &nsym, &first, &last) && nsym == 2 && first == a;
 }
 
 static inline bool is_dead(const u64 *d, iz p) { return d[p >> 6] >> (p & 63) & 1; }
@@ -496,14 +505,12 @@ static bool pick_tokens(bpe_lin *L, const tok *t, tok_work *w, const id_bytes *i
             L->left_out++;   /* input text is valid UTF-8: never needed */
             continue;
         }
-        iz nsym = 0;
-        u32 first = LIN_NONE;
+        iz nsym;
+        u32 first;
         bpe_last last;
-        err e = {0};
-        arena_mark mk = arena_save(&w->scratch);
-        int rc = bpe_merge_word(t, w, key, &nsym, &first, &last, &e);
-        arena_restore(&w->scratch, mk);
-        bool usable = !rc && nsym == 1 && first == id && key.len <= UINT16_MAX, mono = usable;
+        bool usable =
+            merge_word(t, w, key, &nsym, &first, &last) && nsym == 1 && first == id && key.len <= UINT16_MAX;
+        bool mono = usable;
         if (usable && last.merged) {
             /* monotone: its children are, and its rank is above theirs */
             const lin_tok *l = &L->tk[last.left], *r = &L->tk[last.right];

@@ -260,7 +260,7 @@ const bpe_lin *bpe_lin_get(const tok *t);
  * the encoder, once this process has given the merge loop BPE_LIN_BUILD_AFTER
  * bytes of long words, a shorter word counting 1/64 of its bytes (this one
  * included); NULL before that and when t does not meet the precondition.
- * The build takes 0.02-0.5 s; 256 KB of long words cost the merge loop some
+ * The build takes 0.02-0.7 s; 256 KB of long words cost the merge loop some
  * 30 ms (9 MB/s), 16 MB of short ones a few hundred (the linear encoder
  * gains less on them), so a run with little text to count never pays the
  * build and one with much pays it once. Each forked drain worker counts and
