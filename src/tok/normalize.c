@@ -3,6 +3,7 @@
  * ByteLevel, BertNormalizer and Sequence, with the semantics of the Rust
  * `tokenizers` crate 0.22. Unicode data comes from utf8proc, held back to
  * the Unicode versions the crate's own tables have (see "Unicode versions"). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <utf8proc.h>
 #include "tok_internal.h"
@@ -543,6 +544,41 @@ static bool un_stable(u32 c, int form)
                             : in_ranges(COMPOSED, countof(COMPOSED), c);
 }
 
+/* un_stable remembered, 64 code points at a time, per form: the first
+ * look at a chunk works it out, later looks read a byte, or for a chunk of
+ * both kinds a bit. On text of many scripts the property tables behind
+ * un_stable are cache misses a character. The answers are a function of
+ * the code point, so the memory is the process's, shared by every
+ * tokenizer and thread: two threads that work out the same chunk at once
+ * store the same values (atomics, the bits before the state). */
+enum { STB_UNKNOWN, STB_ALL, STB_NONE, STB_MIXED, STB_CHUNKS = 0x110000 >> 6 };
+static _Atomic unsigned char stb_state[4][STB_CHUNKS];
+static _Atomic u64 stb_bits[4][STB_CHUNKS];
+
+static NOINLINE int stb_fill(int form, u32 chunk)
+{
+    u64 bits = 0;
+    for (u32 k = 0; k < 64; k++)
+        bits |= (u64)un_stable(chunk << 6 | k, form) << k;
+    atomic_store_explicit(&stb_bits[form][chunk], bits, memory_order_relaxed);
+    int st = bits == ~(u64)0 ? STB_ALL : bits == 0 ? STB_NONE : STB_MIXED;
+    atomic_store_explicit(&stb_state[form][chunk], (unsigned char)st, memory_order_release);
+    return st;
+}
+
+static inline bool stable_at(u32 c, int form)
+{
+    u32 chunk = c >> 6;
+    if (chunk >= STB_CHUNKS)
+        return un_stable(c, form);
+    int st = atomic_load_explicit(&stb_state[form][chunk], memory_order_acquire);
+    if (st == STB_UNKNOWN)
+        st = stb_fill(form, chunk);
+    if (st != STB_MIXED)
+        return st == STB_ALL;
+    return atomic_load_explicit(&stb_bits[form][chunk], memory_order_relaxed) >> (c & 63) & 1;
+}
+
 typedef struct {
     tok_work         *w;
     utf8proc_option_t opt;
@@ -684,7 +720,7 @@ static int un_apply(tok_work *w, str in, int form, str *out, err *e)
                 while (next < n && s[next] < 0x80)
                     next++;
             } else {
-                stable = un_stable(utf8_next(s, &next), form);
+                stable = stable_at(utf8_next(s, &next), form);
             }
         }
         if ((at_end || stable) && dirty) {
