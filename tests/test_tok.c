@@ -240,6 +240,38 @@ static void test_real_roundtrip(void)
     }
 }
 
+/* The character tokenizers' table of two- and three-byte characters
+ * (bmp_id, the merge loop's first step) holds what the vocabulary does,
+ * for every code point it covers; byte-level ones have none. */
+static void test_bmp_ids(void)
+{
+    static const char *const names[] = {"gemma3", "llama2", "qwen3"};
+    for (iz k = 0; k < countof(names); k++) {
+        tok *t = load_asset(names[k]);
+        if (!t)
+            continue;
+        if (t->byte_level) {
+            EXPECT(t->bmp_id == NULL);
+            tok_free(t);
+            continue;
+        }
+        REQUIRE(t->bmp_id != NULL);
+        iz bad = 0, found = 0;
+        for (u32 c = 0x80; c < 0x10000; c++) {
+            if (c >= 0xd800 && c <= 0xdfff)
+                continue;
+            u8 u[4];
+            int n = utf8_encode(c, u);
+            i32 want = vocab_find(&t->vocab, u, n);
+            bad += t->bmp_id[c] != want;
+            found += want >= 0;
+        }
+        EXPECT_EQ(bad, 0);
+        EXPECT(found > 1000);   /* the test sees characters of the vocabulary */
+        tok_free(t);
+    }
+}
+
 /* tok_count remembers long pieces between added tokens (tok.c's piece
  * cache); tok_encode does not. Every text built from the same pieces in
  * other orders, at the start or after an added token (a Metaspace "first"
@@ -538,6 +570,7 @@ int main(int argc, char **argv)
     RUN(test_load_errors);
     RUN(test_truncated_tokenizer_json);
     RUN(test_real_roundtrip);
+    RUN(test_bmp_ids);
     RUN(test_piece_cache);
     RUN(test_prefix_memory);
     RUN(test_added_closer);

@@ -337,6 +337,10 @@ static i32 lookup_char(const tok *t, str ch, bool first, bool last, u8 *tmp, str
             if (ch.s[0] < 0x80)
                 return t->ascii_id[ch.s[0]];
         }
+        if (t->bmp_id && (ch.len == 2 || ch.len == 3) && utf8_valid_seq(ch.s, ch.len) == ch.len) {
+            iz k = 0;
+            return t->bmp_id[utf8_next(ch.s, &k)];
+        }
         return vocab_find(&t->vocab, ch.s, ch.len);
     }
     iz n = 0;

@@ -249,6 +249,20 @@ static int build_runtime_vocab(loader *L, const vocab_map *orig)
         u8 ch = (u8)c;
         t->ascii_id[c] = vocab_find(&t->vocab, &ch, 1);
     }
+    if (!t->byte_level) {
+        /* one lookup for a character of two or three bytes, the merge
+         * loop's first step (a vocabulary probe is a cache miss) */
+        t->bmp_id = NEW_NZ(&t->perm, i32, 0x10000);
+        for (iz c = 0; c < 0x10000; c++)
+            t->bmp_id[c] = -1;
+        for (iz i = 0; i <= t->vocab.mask; i++) {
+            const vocab_slot *sl = &t->vocab.slots[i];
+            if (!sl->used || sl->len < 2 || sl->len > 3 || utf8_valid_seq(sl->key, sl->len) != (int)sl->len)
+                continue;
+            iz k = 0;
+            t->bmp_id[utf8_next(sl->key, &k)] = (i32)sl->id;
+        }
+    }
     t->unk_id = t->has_unk ? vocab_find(orig, t->unk.s, t->unk.len) : -1;
     if (t->has_unk)
         t->unk = arena_strdup(&t->perm, t->unk);

@@ -97,6 +97,7 @@ struct tok {
     bool         byte_level;     /* pre-tokenizer has ByteLevel: work on raw bytes */
     i32          byte_id[256];   /* byte_level: id of the one-byte symbol, -1 = none */
     i32          ascii_id[128];  /* char mode: id of the one-char ASCII symbol, -1 = none */
+    i32         *bmp_id;         /* char mode: the same for U+0080-U+FFFF by code point (NULL: byte_level) */
     bool         byte_fallback, fuse_unk, ignore_merges;
     bool         has_unk;
     str          unk;            /* unk_token, when set */
