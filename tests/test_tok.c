@@ -240,34 +240,45 @@ static void test_real_roundtrip(void)
     }
 }
 
-/* The character tokenizers' table of two- and three-byte characters
- * (bmp_id, the merge loop's first step) holds what the vocabulary does,
- * for every code point it covers; byte-level ones have none. */
-static void test_bmp_ids(void)
+/* The tables of a word's first symbols: a character tokenizer's ids of
+ * two- and three-byte characters (bmp_id) hold what the vocabulary does,
+ * for every code point they cover; a byte-level one's ranks of the merges
+ * of two bytes (byte_pair, the merge loop's first lookups) what the merge
+ * table does, for every pair. */
+static void test_symbol_tables(void)
 {
-    static const char *const names[] = {"gemma3", "llama2", "qwen3"};
+    static const char *const names[] = {"gemma3", "llama2", "qwen3", "llama3_1"};
     for (iz k = 0; k < countof(names); k++) {
         tok *t = load_asset(names[k]);
         if (!t)
             continue;
+        iz bad = 0, found = 0;
         if (t->byte_level) {
             EXPECT(t->bmp_id == NULL);
-            tok_free(t);
-            continue;
-        }
-        REQUIRE(t->bmp_id != NULL);
-        iz bad = 0, found = 0;
-        for (u32 c = 0x80; c < 0x10000; c++) {
-            if (c >= 0xd800 && c <= 0xdfff)
-                continue;
-            u8 u[4];
-            int n = utf8_encode(c, u);
-            i32 want = vocab_find(&t->vocab, u, n);
-            bad += t->bmp_id[c] != want;
-            found += want >= 0;
+            REQUIRE(t->byte_pair != NULL);
+            for (u32 p = 0; p < 65536; p++) {
+                u32 rank, id;
+                u32 want = merge_find(&t->merges, (u32)t->byte_id[p >> 8], (u32)t->byte_id[p & 255], &rank, &id)
+                               ? rank + 1
+                               : 0;
+                bad += t->byte_pair[p] != want;
+                found += want != 0;
+            }
+        } else {
+            EXPECT(t->byte_pair == NULL);
+            REQUIRE(t->bmp_id != NULL);
+            for (u32 c = 0x80; c < 0x10000; c++) {
+                if (c >= 0xd800 && c <= 0xdfff)
+                    continue;
+                u8 u[4];
+                int n = utf8_encode(c, u);
+                i32 want = vocab_find(&t->vocab, u, n);
+                bad += t->bmp_id[c] != want;
+                found += want >= 0;
+            }
         }
         EXPECT_EQ(bad, 0);
-        EXPECT(found > 1000);   /* the test sees characters of the vocabulary */
+        EXPECT(found > 1000);   /* the test sees entries of the tables */
         tok_free(t);
     }
 }
@@ -570,7 +581,7 @@ int main(int argc, char **argv)
     RUN(test_load_errors);
     RUN(test_truncated_tokenizer_json);
     RUN(test_real_roundtrip);
-    RUN(test_bmp_ids);
+    RUN(test_symbol_tables);
     RUN(test_piece_cache);
     RUN(test_prefix_memory);
     RUN(test_added_closer);

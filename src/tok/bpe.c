@@ -420,15 +420,24 @@ static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err 
 }
 
 /* The merges, lowest rank first, leftmost among equals. `last` (may be
- * NULL) receives the last merge applied. */
-static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last)
+ * NULL) receives the last merge applied. `bytes`, when t->byte_pair is
+ * there, is the word: its byte i is symbol i. */
+static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, const u8 *bytes)
 {
     sym *v = s->v;
     iz hn = 0;
-    for (iz i = 0; i + 1 < s->n; i++) {
-        u32 rank, id;
-        if (merge_find(&t->merges, v[i].id, v[i + 1].id, &rank, &id))
-            heap_push(w, &hn, MRG(rank, i));
+    if (t->byte_pair) {
+        for (iz i = 0; i + 1 < s->n; i++) {
+            u32 r1 = t->byte_pair[(u32)bytes[i] << 8 | bytes[i + 1]];
+            if (r1)
+                heap_push(w, &hn, MRG(r1 - 1, i));
+        }
+    } else {
+        for (iz i = 0; i + 1 < s->n; i++) {
+            u32 rank, id;
+            if (merge_find(&t->merges, v[i].id, v[i + 1].id, &rank, &id))
+                heap_push(w, &hn, MRG(rank, i));
+        }
     }
     while (hn) {
         mrg top = heap_pop(w, &hn);
@@ -504,7 +513,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
         int rc = initial_symbols(t, w, word, &s, e);
         if (rc)
             return rc;
-        merge_all(t, w, &s, NULL);
+        merge_all(t, w, &s, NULL, word.s);
         /* Collect the surviving symbols into the output (or a scratch list
          * for the cache). */
         n = 0;
@@ -531,7 +540,7 @@ int bpe_merge_word(const tok *t, tok_work *w, str word, iz *nsym, u32 *first, bp
     int rc = initial_symbols(t, w, word, &s, e);
     if (rc)
         return rc;
-    merge_all(t, w, &s, last);
+    merge_all(t, w, &s, last, word.s);
     *nsym = 0;
     for (iz i = 0; i < s.n; i++)
         if (s.v[i].len) {

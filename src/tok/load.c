@@ -281,6 +281,19 @@ static int build_runtime_vocab(loader *L, const vocab_map *orig)
     /* An empty prefix or suffix changes nothing. */
     t->has_prefix = t->has_prefix && t->prefix.len > 0;
     t->has_suffix = t->has_suffix && t->suffix.len > 0;
+    bool every_byte = t->byte_level && !t->has_prefix && !t->has_suffix;
+    for (int b = 0; b < 256 && every_byte; b++)
+        every_byte = t->byte_id[b] >= 0;
+    if (every_byte) {
+        /* the merge loop's first lookups, one per byte of a word, in an
+         * L2-sized table instead of the merge table (a cache miss) */
+        t->byte_pair = NEW(&t->perm, u32, 65536);
+        for (u32 p = 0; p < 65536; p++) {
+            u32 rank, id;
+            if (merge_find(&t->merges, (u32)t->byte_id[p >> 8], (u32)t->byte_id[p & 255], &rank, &id))
+                t->byte_pair[p] = rank + 1;
+        }
+    }
     return ERR_OK;
 }
 

@@ -98,6 +98,10 @@ struct tok {
     i32          byte_id[256];   /* byte_level: id of the one-byte symbol, -1 = none */
     i32          ascii_id[128];  /* char mode: id of the one-char ASCII symbol, -1 = none */
     i32         *bmp_id;         /* char mode: the same for U+0080-U+FFFF by code point (NULL: byte_level) */
+    /* byte_level, every byte a symbol, no prefix or suffix (each byte of a
+     * word is then one initial symbol): 1 + the rank of the merge of the
+     * symbols of bytes b0 b1 at b0 << 8 | b1, 0 = none; else NULL */
+    u32         *byte_pair;
     bool         byte_fallback, fuse_unk, ignore_merges;
     bool         has_unk;
     str          unk;            /* unk_token, when set */
