@@ -14,7 +14,10 @@ typedef struct {
     u32 id;
     u32 len;          /* bytes covered; 0 = merged into its left neighbour */
     i32 prev, next;   /* -1 = none */
+    u32 pair;         /* merge_all: the rank of the merge of it and next, NO_PAIR = none */
 } sym;
+
+#define NO_PAIR 0xffffffffu
 
 /* A queued merge: rank in the high half, position in the low half, so the
  * smallest value is the lowest rank, leftmost among equals (the order of the
@@ -426,42 +429,61 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
 {
     sym *v = s->v;
     iz hn = 0;
+    /* Each symbol keeps the rank of its pair with the next one, set when
+     * the pair is made: a queued entry is stale when the pair at its
+     * position changed, that is when that rank's merged id is no longer
+     * the entry's (the Rust library looks the pair up again and compares
+     * the ids; the pair's merge cannot change while the pair stays). */
+    if (s->n)
+        v[s->n - 1].pair = NO_PAIR;
     if (t->byte_pair) {
         for (iz i = 0; i + 1 < s->n; i++) {
             u32 r1 = t->byte_pair[(u32)bytes[i] << 8 | bytes[i + 1]];
+            v[i].pair = r1 - 1;   /* 0 - 1 = NO_PAIR */
             if (r1)
                 heap_push(w, &hn, MRG(r1 - 1, i));
         }
     } else {
         for (iz i = 0; i + 1 < s->n; i++) {
             u32 rank, id;
-            if (merge_find(&t->merges, v[i].id, v[i + 1].id, &rank, &id))
+            bool found = merge_find(&t->merges, v[i].id, v[i + 1].id, &rank, &id);
+            v[i].pair = found ? rank : NO_PAIR;
+            if (found)
                 heap_push(w, &hn, MRG(rank, i));
         }
     }
+    const u32 *rank_id = t->merges.rank_id;
     while (hn) {
         mrg top = heap_pop(w, &hn);
-        u32 top_pos = (u32)top, top_id = t->merges.rank_id[top >> 32];
+        u32 top_pos = (u32)top, top_rank = (u32)(top >> 32), top_id = rank_id[top_rank];
         sym *cur = &v[top_pos];
         if (cur->len == 0 || cur->next < 0)
             continue;
+        /* A stale entry: the pair at this position changed since it was queued. */
+        if (cur->pair != top_rank && (cur->pair == NO_PAIR || rank_id[cur->pair] != top_id))
+            continue;
         sym *right = &v[cur->next];
         u32 rank, id;
-        /* A stale entry: the pair at this position changed since it was queued. */
-        if (!merge_find(&t->merges, cur->id, right->id, &rank, &id) || id != top_id)
-            continue;
         if (last)
-            *last = (bpe_last){cur->id, right->id, (u32)(top >> 32), true};
+            *last = (bpe_last){cur->id, right->id, top_rank, true};
         cur->id = top_id;
         cur->len += right->len;
         right->len = 0;
         cur->next = right->next;
         if (right->next >= 0)
             v[right->next].prev = (i32)top_pos;
-        if (cur->prev >= 0 && merge_find(&t->merges, v[cur->prev].id, cur->id, &rank, &id))
-            heap_push(w, &hn, MRG(rank, cur->prev));
-        if (cur->next >= 0 && merge_find(&t->merges, cur->id, v[cur->next].id, &rank, &id))
+        if (cur->prev >= 0) {
+            sym *p = &v[cur->prev];
+            bool found = merge_find(&t->merges, p->id, cur->id, &rank, &id);
+            p->pair = found ? rank : NO_PAIR;
+            if (found)
+                heap_push(w, &hn, MRG(rank, cur->prev));
+        }
+        cur->pair = NO_PAIR;
+        if (cur->next >= 0 && merge_find(&t->merges, cur->id, v[cur->next].id, &rank, &id)) {
+            cur->pair = rank;
             heap_push(w, &hn, MRG(rank, top_pos));
+        }
     }
 }
 
