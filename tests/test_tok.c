@@ -257,8 +257,8 @@ static void test_symbol_tables(void)
             EXPECT(t->bmp_id == NULL);
             REQUIRE(t->byte_pair != NULL);
             for (u32 p = 0; p < 65536; p++) {
-                u32 rank, id;
-                u32 want = merge_find(&t->merges, (u32)t->byte_id[p >> 8], (u32)t->byte_id[p & 255], &rank, &id)
+                u32 rank;
+                u32 want = merge_find(&t->merges, (u32)t->byte_id[p >> 8], (u32)t->byte_id[p & 255], &rank)
                                ? rank + 1
                                : 0;
                 bad += t->byte_pair[p] != want;
@@ -280,6 +280,76 @@ static void test_symbol_tables(void)
         EXPECT_EQ(bad, 0);
         EXPECT(found > 1000);   /* the test sees entries of the tables */
         tok_free(t);
+    }
+}
+
+/* The merge table's two layouts (vocab.c): the packed one every real
+ * tokenizer loads with holds, entry by entry, what the wide one built from
+ * the same merges does, and answers no pair the wide one lacks; at the
+ * edges of the packing (ids of 24 bits, 1 + rank of the bits left, and
+ * one merge more, which takes the wide layout) every entry put is found. */
+static void check_layouts_agree(const merge_map *m, u32 nids)
+{
+    arena a;
+    arena_init(&a, 0);
+    merge_map wide;
+    merge_init(&a, &wide, m->nranks, nids, true);
+    EXPECT(wide.packed == NULL && wide.slots != NULL);
+    iz n = 0, bad = 0;
+    for (iz i = 0; i <= m->mask; i++) {
+        u32 x, y, rank;
+        if (merge_at(m, i, &x, &y, &rank)) {
+            merge_put(&wide, x, y, rank, m->rank_id[rank]);
+            n++;
+        }
+    }
+    for (iz i = 0; i <= wide.mask; i++) {
+        u32 x, y, rank, r2 = 0;
+        if (merge_at(&wide, i, &x, &y, &rank))
+            bad += !merge_find(m, x, y, &r2) || r2 != rank;
+    }
+    u64 st = 88172645463325252u;   /* xorshift: pairs mostly not merges */
+    for (int k = 0; k < 200000; k++) {
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        u32 x = (u32)(st % nids), y = (u32)((st >> 32) % nids), r1 = 0, r2 = 0;
+        bool f1 = merge_find(m, x, y, &r1), f2 = merge_find(&wide, x, y, &r2);
+        bad += f1 != f2 || r1 != r2;
+    }
+    EXPECT_EQ(bad, 0);
+    EXPECT(n > 1000);
+    arena_fini(&a);
+}
+
+static void test_merge_layouts(void)
+{
+    static const char *const names[] = {"gemma3", "llama2", "qwen3", "llama3_1"};
+    for (iz k = 0; k < countof(names); k++) {
+        tok *t = load_asset(names[k]);
+        if (!t)
+            continue;
+        EXPECT(t->merges.packed != NULL);
+        check_layouts_agree(&t->merges, t->nids);
+        tok_free(t);
+    }
+    /* ids up to 2^24 - 1 take 24 bits each, which leaves 16 for 1 + a rank */
+    static const struct { iz n; bool packed; } edges[] = {{65535, true}, {65536, false}, {1, true}};
+    for (iz k = 0; k < countof(edges); k++) {
+        arena a;
+        arena_init(&a, 0);
+        merge_map m;
+        u32 nids = 1u << 24;
+        merge_init(&a, &m, edges[k].n, nids, false);
+        EXPECT((m.packed != NULL) == edges[k].packed);
+        for (iz r = 0; r < edges[k].n; r++)
+            merge_put(&m, nids - 1 - (u32)r, (u32)(r * 7919) % nids, (u32)r, (u32)r);
+        iz bad = 0;
+        for (iz r = 0; r < edges[k].n; r++) {
+            u32 rank = 0;
+            bad += !merge_find(&m, nids - 1 - (u32)r, (u32)(r * 7919) % nids, &rank) || rank != (u32)r;
+            bad += merge_find(&m, nids - 1 - (u32)r, (u32)(r * 7919 + 1) % nids, &rank);   /* never put */
+        }
+        EXPECT_EQ(bad, 0);
+        arena_fini(&a);
     }
 }
 
@@ -582,6 +652,7 @@ int main(int argc, char **argv)
     RUN(test_truncated_tokenizer_json);
     RUN(test_real_roundtrip);
     RUN(test_symbol_tables);
+    RUN(test_merge_layouts);
     RUN(test_piece_cache);
     RUN(test_prefix_memory);
     RUN(test_added_closer);

@@ -445,8 +445,8 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
         }
     } else {
         for (iz i = 0; i + 1 < s->n; i++) {
-            u32 rank, id;
-            bool found = merge_find(&t->merges, v[i].id, v[i + 1].id, &rank, &id);
+            u32 rank;
+            bool found = merge_find(&t->merges, v[i].id, v[i + 1].id, &rank);
             v[i].pair = found ? rank : NO_PAIR;
             if (found)
                 heap_push(w, &hn, MRG(rank, i));
@@ -463,7 +463,7 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
         if (cur->pair != top_rank && (cur->pair == NO_PAIR || rank_id[cur->pair] != top_id))
             continue;
         sym *right = &v[cur->next];
-        u32 rank, id;
+        u32 rank;
         if (last)
             *last = (bpe_last){cur->id, right->id, top_rank, true};
         cur->id = top_id;
@@ -474,13 +474,13 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
             v[right->next].prev = (i32)top_pos;
         if (cur->prev >= 0) {
             sym *p = &v[cur->prev];
-            bool found = merge_find(&t->merges, p->id, cur->id, &rank, &id);
+            bool found = merge_find(&t->merges, p->id, cur->id, &rank);
             p->pair = found ? rank : NO_PAIR;
             if (found)
                 heap_push(w, &hn, MRG(rank, cur->prev));
         }
         cur->pair = NO_PAIR;
-        if (cur->next >= 0 && merge_find(&t->merges, cur->id, v[cur->next].id, &rank, &id)) {
+        if (cur->next >= 0 && merge_find(&t->merges, cur->id, v[cur->next].id, &rank)) {
             cur->pair = rank;
             heap_push(w, &hn, MRG(rank, top_pos));
         }

@@ -235,7 +235,7 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
         /* A merge (x, y) has a rank at least x's lowest on the left and
          * y's lowest on the right: when either is past its limit, no
          * lookup. */
-        u32 rank, id;
+        u32 rank;
         const lin_tok *tx = &L->tk[x], *ty = &L->tk[y];
         if (tx->minl < lx && ty->minr <= ly) {
             /* two base symbols (most pairs tested on random text): the
@@ -245,7 +245,7 @@ static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
                 if (r1 && r1 < lx && r1 <= ly)
                     return false;
             } else if ((lx <= LIN_LOW || ly < LIN_LOW ? maybe_low_merge(L, x, y) : maybe_merge(L, x, y)) &&
-                       merge_find(m, x, y, &rank, &id) && rank + 1 < lx && rank + 1 <= ly) {
+                       merge_find(m, x, y, &rank) && rank + 1 < lx && rank + 1 <= ly) {
                 return false;
             }
         }
@@ -480,11 +480,8 @@ static bool settings_ok(const tok *t, arena *tmp, bool *chars)
             fb[t->fallback_id[j]] = 1;
     const merge_map *m = &t->merges;
     for (iz i = 0; i <= m->mask; i++) {
-        u64 k = m->slots[i].key;
-        if (!k)
-            continue;
-        u32 a = (u32)((k - 1) >> 32), b = (u32)(k - 1);
-        if ((a < t->nids && fb[a]) || (b < t->nids && fb[b]))
+        u32 a, b, rank;
+        if (merge_at(m, i, &a, &b, &rank) && ((a < t->nids && fb[a]) || (b < t->nids && fb[b])))
             return false;
     }
     *chars = true;
@@ -750,12 +747,10 @@ static bool build_pairs(bpe_lin *L, const tok *t)
     }
     const merge_map *m = &t->merges;
     for (iz i = 0; i <= m->mask; i++) {
-        u64 k = m->slots[i].key;
-        if (!k)
-            continue;
-        u32 a = (u32)((k - 1) >> 32), b = (u32)(k - 1);
-        if (a < t->nids && b < t->nids && L->tk[a].bix != LIN_NONE && L->tk[b].bix != LIN_NONE)
-            L->bp[L->tk[a].bix << 8 | L->tk[b].bix] = m->slots[i].rank + 1;
+        u32 a, b, rank;
+        if (merge_at(m, i, &a, &b, &rank) && a < t->nids && b < t->nids && L->tk[a].bix != LIN_NONE &&
+            L->tk[b].bix != LIN_NONE)
+            L->bp[L->tk[a].bix << 8 | L->tk[b].bix] = rank + 1;
     }
     return true;
 }
@@ -835,10 +830,10 @@ static bpe_lin *build(const tok *t)
                 L->tk[id].minl = L->tk[id].minr = L->tk[id].bix = LIN_NONE;
             const merge_map *m = &t->merges;
             for (iz i = 0; i <= m->mask; i++) {
-                u64 k = m->slots[i].key;
-                u32 a = (u32)((k - 1) >> 32), b = (u32)(k - 1), r1 = m->slots[i].rank + 1;
-                if (!k)
+                u32 a, b, r1;
+                if (!merge_at(m, i, &a, &b, &r1))
                     continue;
+                r1++;
                 bloom_add(L->mbits, LIN_MBITS, a, b);
                 if (r1 <= LIN_LOW)
                     bloom_add(L->lbits, LIN_LBITS, a, b);

@@ -157,7 +157,7 @@ static int load_merges(loader *L, const json *merges, const vocab_map *orig)
 {
     tok *t = L->t;
     iz nm = merges->u.arr.n;
-    merge_init(&t->perm, &t->merges, nm);
+    merge_init(&t->perm, &t->merges, nm, t->nids, false);
     iz prefix_len = t->has_prefix ? t->prefix.len : 0;
     u32 rank = 0;
     u8 *tmp = NULL;
@@ -289,8 +289,8 @@ static int build_runtime_vocab(loader *L, const vocab_map *orig)
          * L2-sized table instead of the merge table (a cache miss) */
         t->byte_pair = NEW(&t->perm, u32, 65536);
         for (u32 p = 0; p < 65536; p++) {
-            u32 rank, id;
-            if (merge_find(&t->merges, (u32)t->byte_id[p >> 8], (u32)t->byte_id[p & 255], &rank, &id))
+            u32 rank;
+            if (merge_find(&t->merges, (u32)t->byte_id[p >> 8], (u32)t->byte_id[p & 255], &rank))
                 t->byte_pair[p] = rank + 1;
         }
     }

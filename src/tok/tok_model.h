@@ -24,8 +24,12 @@ typedef struct {
     iz          n, mask;
 } vocab_map;
 
-/* (left id, right id) -> (rank, merged id), open addressing, one 16-byte
- * slot per entry so a probe is one cache line. */
+/* (left id, right id) -> rank, open addressing; the merged id is
+ * rank_id[rank]. Packed when the two ids and the rank fit in 64 bits (ids
+ * below 2^ib, 1 + rank below 2^rb, ib + ib + rb <= 64: every tokenizer we
+ * know), one 8-byte slot an entry: (a << ib | b) << rb | (rank + 1), 0 =
+ * empty; gemma3's 515k merges take 8 MB instead of 16. Otherwise (ids near
+ * 2^24 with many merges) wide: one 16-byte slot an entry. */
 typedef struct {
     u64 key;      /* (a << 32 | b) + 1, 0 = empty */
     u32 rank;
@@ -33,11 +37,12 @@ typedef struct {
 } merge_slot;
 
 typedef struct {
-    merge_slot *slots;
+    u64        *packed;    /* the packed slots, or NULL */
+    merge_slot *slots;     /* the wide slots, or NULL */
     u32        *rank_id;   /* rank -> merged id */
     iz          mask, nranks;
+    u32         ib, rb;    /* packed: bits of an id, of 1 + a rank */
 } merge_map;
-
 /* Added tokens: a byte trie for leftmost-longest matching. */
 typedef struct {
     u32  id;
@@ -133,25 +138,39 @@ void vocab_init(arena *perm, vocab_map *m, iz n);
 /* Inserts or replaces (last wins, as a Rust HashMap built from JSON). */
 void vocab_put(vocab_map *m, str key, u32 id);
 i32  vocab_find(const vocab_map *m, const u8 *p, iz n);
-void merge_init(arena *perm, merge_map *m, iz n);
+/* A table for n merges of ids below nids: packed when they fit, wide
+ * when not or when `wide` (for tests of that layout). */
+void merge_init(arena *perm, merge_map *m, iz n, u32 nids, bool wide);
 void merge_put(merge_map *m, u32 a, u32 b, u32 rank, u32 id);
-static inline bool merge_find(const merge_map *m, u32 a, u32 b, u32 *rank, u32 *id)
+static inline u64 merge_hash(u64 key) { return (key + 1) * 0x9e3779b97f4a7c15u >> 40; }
+/* The rank of the merge of a and b, when there is one. */
+static inline bool merge_find(const merge_map *m, u32 a, u32 b, u32 *rank)
 {
+    if (m->packed) {
+        u64 key = (u64)a << m->ib | b;
+        for (iz i = (iz)merge_hash(key) & m->mask;; i = (i + 1) & m->mask) {
+            u64 s = m->packed[i];
+            if (!s)
+                return false;
+            if (s >> m->rb == key) {
+                *rank = (u32)(s & (((u64)1 << m->rb) - 1)) - 1;
+                return true;
+            }
+        }
+    }
     u64 key = ((u64)a << 32 | b) + 1;
-    u64 h = key * 0x9e3779b97f4a7c15u;
-    iz i = (iz)(h >> 40) & m->mask;
-    for (;;) {
+    for (iz i = (iz)merge_hash(key - 1) & m->mask;; i = (i + 1) & m->mask) {
         const merge_slot *s = &m->slots[i];
         if (s->key == key) {
             *rank = s->rank;
-            *id = s->id;
             return true;
         }
         if (!s->key)
             return false;
-        i = (i + 1) & m->mask;
     }
 }
+/* The entry of slot i (0 <= i <= mask), when it holds one. */
+bool merge_at(const merge_map *m, iz i, u32 *a, u32 *b, u32 *rank);
 
 /* added.c */
 void added_build(arena *perm, added_trie *tr, const added_token *toks, iz n, bool normalized);

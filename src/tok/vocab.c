@@ -1,5 +1,5 @@
 /* vocab.c - the two load-time hash tables of a BPE model: token string -> id
- * and (left id, right id) -> (rank, merged id). Open addressing with linear
+ * and (left id, right id) -> rank (tok_model.h). Open addressing with linear
  * probing at load factor <= 1/2; built once, then read-only. */
 #include "tok_model.h"
 #include "../base/hash.h"
@@ -58,10 +58,26 @@ i32 vocab_find(const vocab_map *m, const u8 *p, iz n)
     }
 }
 
-void merge_init(arena *perm, merge_map *m, iz n)
+static u32 bits_for(u64 v)
+{
+    u32 n = 0;
+    while (v >> n)
+        n++;
+    return n;
+}
+
+void merge_init(arena *perm, merge_map *m, iz n, u32 nids, bool wide)
 {
     iz size = table_size(n);
-    m->slots = NEW(perm, merge_slot, size);
+    *m = (merge_map){0};
+    m->ib = bits_for(nids > 2 ? nids - 1 : 1);   /* at least 1: shifts stay below 64 */
+    m->rb = bits_for((u64)n);   /* 1 + rank <= n */
+    if (!wide && 2 * m->ib + m->rb <= 64) {
+        m->rb = 64 - 2 * m->ib;
+        m->packed = NEW(perm, u64, size);
+    } else {
+        m->slots = NEW(perm, merge_slot, size);
+    }
     m->rank_id = NEW(perm, u32, n + 1);
     m->nranks = n;
     m->mask = size - 1;
@@ -69,14 +85,40 @@ void merge_init(arena *perm, merge_map *m, iz n)
 
 void merge_put(merge_map *m, u32 a, u32 b, u32 rank, u32 id)
 {
-    u64 key = ((u64)a << 32 | b) + 1;
-    u64 h = key * 0x9e3779b97f4a7c15u;
-    iz i = (iz)(h >> 40) & m->mask;
-    while (m->slots[i].key && m->slots[i].key != key)
-        i = (i + 1) & m->mask;
     /* A repeated pair: the later line wins, as collecting into a HashMap does. */
-    m->slots[i].key = key;
-    m->slots[i].rank = rank;
-    m->slots[i].id = id;
+    if (m->packed) {
+        u64 key = (u64)a << m->ib | b;
+        iz i = (iz)merge_hash(key) & m->mask;
+        while (m->packed[i] && m->packed[i] >> m->rb != key)
+            i = (i + 1) & m->mask;
+        m->packed[i] = key << m->rb | ((u64)rank + 1);
+    } else {
+        u64 key = ((u64)a << 32 | b) + 1;
+        iz i = (iz)merge_hash(key - 1) & m->mask;
+        while (m->slots[i].key && m->slots[i].key != key)
+            i = (i + 1) & m->mask;
+        m->slots[i] = (merge_slot){key, rank, id};
+    }
     m->rank_id[rank] = id;
+}
+
+bool merge_at(const merge_map *m, iz i, u32 *a, u32 *b, u32 *rank)
+{
+    if (m->packed) {
+        u64 s = m->packed[i];
+        if (!s)
+            return false;
+        u64 key = s >> m->rb;
+        *a = (u32)(key >> m->ib);
+        *b = (u32)(key & (((u64)1 << m->ib) - 1));
+        *rank = (u32)(s & (((u64)1 << m->rb) - 1)) - 1;
+        return true;
+    }
+    const merge_slot *s = &m->slots[i];
+    if (!s->key)
+        return false;
+    *a = (u32)((s->key - 1) >> 32);
+    *b = (u32)(s->key - 1);
+    *rank = s->rank;
+    return true;
 }
