@@ -242,9 +242,11 @@ static void test_real_roundtrip(void)
 
 /* The tables of a word's first symbols: a character tokenizer's ids of
  * two- and three-byte characters (bmp_id) hold what the vocabulary does,
- * for every code point they cover; a byte-level one's ranks of the merges
- * of two bytes (byte_pair, the merge loop's first lookups) what the merge
- * table does, for every pair. */
+ * for every code point they cover, and its ranks of the merges of two
+ * common characters (char_pair) what the merge table does, for every
+ * pair; a byte-level one's ranks of the merges of two bytes (byte_pair,
+ * the merge loop's first lookups) what the merge table does, for every
+ * pair. */
 static void test_symbol_tables(void)
 {
     static const char *const names[] = {"gemma3", "llama2", "qwen3", "llama3_1"};
@@ -267,6 +269,24 @@ static void test_symbol_tables(void)
         } else {
             EXPECT(t->byte_pair == NULL);
             REQUIRE(t->bmp_id != NULL);
+            /* the merges of the common characters: every pair of them */
+            REQUIRE(t->char_ix != NULL && t->char_pair != NULL);
+            u32 ids[256] = {0};
+            iz nix = 0;
+            for (u32 id = 0; id < t->nids; id++)
+                if (t->char_ix[id]) {
+                    str key = tok_id_to_token(t, id);
+                    bad += utf8_valid_seq(key.s, key.len) != (int)key.len || ids[t->char_ix[id]] != 0;
+                    ids[t->char_ix[id]] = id;
+                    nix++;
+                }
+            EXPECT_EQ(nix, 255);
+            for (u32 p = 0; p < 65536; p++) {
+                u32 x = p >> 8, y = p & 255, rank;
+                u32 want = x && y && x <= nix && y <= nix && merge_find(&t->merges, ids[x], ids[y], &rank) ? rank + 1 : 0;
+                bad += t->char_pair[p] != want;
+                found += want != 0;
+            }
             for (u32 c = 0x80; c < 0x10000; c++) {
                 if (c >= 0xd800 && c <= 0xdfff)
                     continue;

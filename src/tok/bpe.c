@@ -443,6 +443,21 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
             if (r1)
                 heap_push(w, &hn, MRG(r1 - 1, i));
         }
+    } else if (t->char_pair) {
+        const u8 *ix = t->char_ix;
+        for (iz i = 0; i + 1 < s->n; i++) {
+            u32 xa = ix[v[i].id], xb = ix[v[i + 1].id], rank = NO_PAIR;
+            bool found;
+            if (xa && xb) {
+                rank = t->char_pair[xa << 8 | xb] - 1;   /* 0 - 1 = NO_PAIR */
+                found = rank != NO_PAIR;
+            } else {
+                found = merge_find(&t->merges, v[i].id, v[i + 1].id, &rank);
+            }
+            v[i].pair = found ? rank : NO_PAIR;
+            if (found)
+                heap_push(w, &hn, MRG(rank, i));
+        }
     } else {
         for (iz i = 0; i + 1 < s->n; i++) {
             u32 rank;

@@ -214,6 +214,61 @@ static int load_merges(loader *L, const json *merges, const vocab_map *orig)
 
 /* The runtime vocabulary: raw-byte keys for byte-level tokenizers, the
  * original strings otherwise; and the id -> string table for decoding. */
+#define NO_RANK 0xffffffffu
+
+static int cmp_u64(const void *a, const void *b)
+{
+    u64 x = *(const u64 *)a, y = *(const u64 *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Character mode: the table of the merges of the 255 one-character tokens
+ * that take part in the lowest-ranked merges (tok_model.h, char_pair), for
+ * the merge loop's first lookups. */
+static void build_char_pairs(loader *L)
+{
+    tok *t = L->t;
+    const merge_map *m = &t->merges;
+    u32 *first = NEW_NZ(L->tmp, u32, t->nids);   /* the lowest rank of a merge of the id, or none */
+    for (u32 id = 0; id < t->nids; id++)
+        first[id] = NO_RANK;
+    for (iz i = 0; i <= m->mask; i++) {
+        u32 a, b, rank;
+        if (!merge_at(m, i, &a, &b, &rank))
+            continue;
+        if (rank < first[a])
+            first[a] = rank;
+        if (rank < first[b])
+            first[b] = rank;
+    }
+    /* the one-character tokens, by that rank */
+    u64 *cand = NEW_NZ(L->tmp, u64, t->nids);
+    iz nc = 0;
+    for (u32 id = 0; id < t->nids; id++) {
+        str k = t->id_str[id];
+        if (first[id] != NO_RANK && k.len && utf8_valid_seq(k.s, k.len) == (int)k.len)
+            cand[nc++] = (u64)first[id] << 32 | id;
+    }
+    if (nc == 0)
+        return;
+    qsort(cand, (size_t)nc, sizeof(u64), cmp_u64);
+    if (nc > 255)
+        nc = 255;
+    t->char_ix = NEW(&t->perm, u8, t->nids);
+    t->char_pair = NEW(&t->perm, u32, 65536);
+    u32 ids[256];
+    for (iz k = 0; k < nc; k++) {
+        ids[k + 1] = (u32)cand[k];
+        t->char_ix[ids[k + 1]] = (u8)(k + 1);
+    }
+    for (iz x = 1; x <= nc; x++)
+        for (iz y = 1; y <= nc; y++) {
+            u32 rank;
+            if (merge_find(m, ids[x], ids[y], &rank))
+                t->char_pair[x << 8 | y] = rank + 1;
+        }
+}
+
 static int build_runtime_vocab(loader *L, const vocab_map *orig)
 {
     tok *t = L->t;
@@ -294,6 +349,8 @@ static int build_runtime_vocab(loader *L, const vocab_map *orig)
                 t->byte_pair[p] = rank + 1;
         }
     }
+    if (!t->byte_level && !t->has_prefix && !t->has_suffix && t->nids)
+        build_char_pairs(L);
     return ERR_OK;
 }
 

@@ -107,6 +107,13 @@ struct tok {
      * word is then one initial symbol): 1 + the rank of the merge of the
      * symbols of bytes b0 b1 at b0 << 8 | b1, 0 = none; else NULL */
     u32         *byte_pair;
+    /* character mode, no prefix or suffix: the same for the 255 one-character
+     * tokens whose first merges rank lowest (the common characters of the
+     * language, U+2581 among them): char_ix[id] is 1..255 for those, else 0,
+     * and char_pair[char_ix[a] << 8 | char_ix[b]] 1 + the rank of the merge
+     * of a and b, 0 = none (NULL when not built) */
+    u8          *char_ix;
+    u32         *char_pair;
     bool         byte_fallback, fuse_unk, ignore_merges;
     bool         has_unk;
     str          unk;            /* unk_token, when set */
