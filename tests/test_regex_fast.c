@@ -1,10 +1,12 @@
-/* test_regex_fast.c - the hand-written ASCII matchers of regex.c (Llama 3
- * and Qwen split patterns) against the PCRE2 translation of the same
- * patterns: every match boundary on many random strings, weighted towards
- * the characters the patterns care about (and non-ASCII ones, where the
- * matcher must hand over to PCRE2), must agree. */
+/* test_regex_fast.c - the hand-written matchers of regex.c (Llama 3 and
+ * Qwen split patterns, on ASCII and with the classes of every code point)
+ * against the PCRE2 translation of the same patterns: every match boundary
+ * on many random strings, weighted towards the characters the patterns
+ * care about (and non-ASCII ones, some of which must go to PCRE2), and on
+ * every code point in a few contexts, must agree. */
 #include "test.h"
 #include "../src/tok/tok_internal.h"
+#include "../src/base/utf8.h"
 
 static const char *const patterns[] = {
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
@@ -31,6 +33,12 @@ static iz random_char(u8 *text, iz len)
         "\xcc\x81", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xe2\x85\xa0",
     };
     u32 r = next() % 100;
+    if (r < 6) {   /* any code point: the BMP, or any plane */
+        u32 c = next() % 3 ? next() % 0x10000 : next() % 0x110000;
+        if (c < 0x80 || (c >= 0xd800 && c <= 0xdfff))
+            c = 0x4e00 + c % 0x5200;
+        return len + utf8_encode(c, text + len);
+    }
     if (r < 80) {
         text[len] = (u8)pool[next() % lengthof(pool)];
         return len + 1;
@@ -108,8 +116,56 @@ static void test_fast_equals_pcre(void)
     arena_fini(&perm);
 }
 
+/* Every code point, eight at a time, each after a letter, before a digit
+ * and between spaces ("a" X "1 " X " " X "\n"), split both ways: the
+ * classes the matcher keeps for characters beyond ASCII are PCRE2's. */
+static void test_every_code_point(void)
+{
+    arena perm;
+    arena_init(&perm, 0);
+    tok_work w = {0};
+    arena_init(&w.scratch, 0);
+    static iz fast_b[512], slow_b[512];
+    int cases = 0, bad = 0;
+    for (iz p = 0; p < countof(patterns); p++) {
+        err e = {0};
+        tok_regex *re = tok_regex_compile(&perm, str_cstr(patterns[p]), false, &e);
+        REQUIRE(re);
+        for (u32 c = 0x80; c < 0x110000; c += 8) {
+            if (c >= 0xd800 && c <= 0xdfff)
+                continue;
+            u8 text[8 * 20];
+            iz len = 0;
+            for (u32 k = c; k < c + 8; k++) {
+                text[len++] = 'a';
+                len += utf8_encode(k, text + len);
+                text[len++] = '1';
+                text[len++] = ' ';
+                len += utf8_encode(k, text + len);
+                text[len++] = ' ';
+                len += utf8_encode(k, text + len);
+                text[len++] = '\n';
+            }
+            str s = str_from(text, len);
+            w.re_no_fast = false;
+            iz nf = boundaries(re, &w, s, fast_b, countof(fast_b));
+            w.re_no_fast = true;
+            iz ns = boundaries(re, &w, s, slow_b, countof(slow_b));
+            cases++;
+            if ((nf != ns || memcmp(fast_b, slow_b, (size_t)nf * sizeof(iz)) != 0) && bad++ < 5)
+                printf("#   pattern %td differs on U+%04X..U+%04X\n", p, c, c + 7);
+        }
+    }
+    printf("#   %d strings, %d differ\n", cases, bad);
+    EXPECT_EQ(bad, 0);
+    tok_regex_work_fini(&w);
+    arena_fini(&w.scratch);
+    arena_fini(&perm);
+}
+
 int main(void)
 {
     RUN(test_fast_equals_pcre);
+    RUN(test_every_code_point);
     return test_done();
 }

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include "tok_internal.h"
 #include "split_fast.h"
@@ -1598,6 +1599,190 @@ tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e)
     return re;
 }
 
+/* ---- the split patterns beyond ASCII ------------------------------------
+ *
+ * Where the hand-written matcher of split_fast.h meets a character of more
+ * than one byte, the same matcher with the classes of every code point
+ * (fast_match_uni) decides instead of PCRE2, except in a contraction (an
+ * apostrophe next to such a character, where case folding may match: PCRE2
+ * decides). A code point's class (letter, number, white space or none of
+ * them) is Oniguruma's, as the exact translation has it: each block of 128
+ * code points is classified once a process, the first time a text holds
+ * one of them, by searching the block's characters with the translation of
+ * (\p{L}+)|(\p{N}+)|(\s+), two bits a code point (atomics: threads that
+ * classify the same block store the same bits). */
+
+enum { UCLS_BLOCKS = 0x110000 >> 7 };
+static _Atomic u8 ucls_ready[UCLS_BLOCKS];       /* 1 = the block's bits are set */
+static _Atomic u64 ucls_bits[UCLS_BLOCKS * 4];   /* 2 bits a code point: 0 none, 1 L, 2 N, 3 \s */
+static pthread_once_t ucls_once = PTHREAD_ONCE_INIT;
+static pcre2_code *ucls_code;                    /* NULL: the classes are not known (PCRE2 decides) */
+static bool ucls_jit;
+static arena ucls_perm;
+
+static void ucls_init(void)
+{
+    err e = {0};
+    bool gated = false;
+    arena_init(&ucls_perm, 0);
+    ucls_code = compile_one(&ucls_perm, S("(\\p{L}+)|(\\p{N}+)|(\\s+)"), false, &gated, &ucls_jit, &e);
+}
+
+/* Sets the bits of block b (b > 0). False when that cannot be done. */
+static NOINLINE bool ucls_fill(u32 b)
+{
+    pthread_once(&ucls_once, ucls_init);
+    if (!ucls_code)
+        return false;
+    u64 bits[4] = {0};
+    u32 first = b << 7;
+    if (first < 0xd800 || first > 0xdfff) {   /* surrogates are never in valid UTF-8: none */
+        u8 text[128 * 4];
+        iz len = 0;
+        for (u32 k = 0; k < 128; k++)
+            len += utf8_encode(first + k, text + len);
+        iz clen = len / 128;   /* every character of a block has the same length */
+        pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+        if (!md)
+            return false;
+        for (PCRE2_SIZE at = 0; at < (PCRE2_SIZE)len;) {
+            int rc = ucls_jit ? pcre2_jit_match(ucls_code, text, (PCRE2_SIZE)len, at, 0, md, NULL)
+                              : pcre2_match(ucls_code, text, (PCRE2_SIZE)len, at, PCRE2_NO_UTF_CHECK, md, NULL);
+            if (rc == PCRE2_ERROR_NOMATCH)
+                break;
+            if (rc < 2) {
+                pcre2_match_data_free(md);
+                return false;
+            }
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            u64 cls = (u64)rc - 1;   /* the group that matched: 1 L, 2 N, 3 \s */
+            for (PCRE2_SIZE o = ov[0]; o < ov[1]; o += (PCRE2_SIZE)clen) {
+                iz k = (iz)o / clen;
+                bits[k >> 5] |= cls << ((k & 31) * 2);
+            }
+            at = ov[1] > at ? ov[1] : at + (PCRE2_SIZE)clen;
+        }
+        pcre2_match_data_free(md);
+    }
+    for (int k = 0; k < 4; k++)
+        atomic_store_explicit(&ucls_bits[b * 4 + k], bits[k], memory_order_relaxed);
+    atomic_store_explicit(&ucls_ready[b], 1, memory_order_release);
+    return true;
+}
+
+/* The class (C_L, C_N, C_WS or 0) of the character at s[i] and its length;
+ * false when the class is not known. */
+static inline bool cls_at(const u8 *s, iz i, u8 *cls, iz *len)
+{
+    if (s[i] < 0x80) {
+        *cls = tok_ascii_cls[s[i]];
+        *len = 1;
+        return true;
+    }
+    iz k = i;
+    u32 c = utf8_next(s, &k);
+    *len = k - i;
+    u32 b = c >> 7;
+    if (!atomic_load_explicit(&ucls_ready[b], memory_order_acquire) && !ucls_fill(b))
+        return false;
+    static const u8 map[4] = {0, C_L, C_N, C_WS};
+    u64 w = atomic_load_explicit(&ucls_bits[b * 4 + (c >> 5 & 3)], memory_order_relaxed);
+    *cls = map[w >> ((c & 31) * 2) & 3];
+    return true;
+}
+
+/* split_fast.h's matcher on valid UTF-8, a character at a time; -1 when
+ * PCRE2 must decide. */
+static iz fast_match_uni(const u8 *s, iz n, iz i, int max_digits)
+{
+    u8 c = s[i], c0, cj;
+    iz l0, l;
+#define CLS(at, cl, ln) do { if (!cls_at(s, (at), &(cl), &(ln))) return -1; } while (0)
+    CLS(i, c0, l0);
+    /* (?i:'s|'t|'re|'ve|'m|'ll|'d): next to a wide character, PCRE2 decides */
+    if (c == '\'' && i + 1 < n) {
+        if (s[i + 1] >= 0x80 || (i + 2 < n && s[i + 2] >= 0x80))
+            return -1;
+        u8 a = s[i + 1] | 0x20;
+        if (a == 's' || a == 't' || a == 'm' || a == 'd')
+            return i + 2;
+        if (i + 2 < n && (a == 'r' || a == 'v' || a == 'l')) {
+            u8 b = s[i + 2] | 0x20;
+            if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+                return i + 3;
+        }
+    }
+    /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    iz j = -1;
+    if (!(c0 & (C_L | C_N | C_NL)) && i + l0 < n) {
+        CLS(i + l0, cj, l);
+        if (cj & C_L)
+            j = i + l0;
+    }
+    if (j < 0 && (c0 & C_L))
+        j = i;
+    if (j >= 0) {
+        while (j < n) {
+            CLS(j, cj, l);
+            if (!(cj & C_L))
+                break;
+            j += l;
+        }
+        return j;
+    }
+    /* \p{N}{1,3} or \p{N}: characters, not bytes */
+    if (c0 & C_N) {
+        j = i + l0;
+        for (int k = 1; j < n && k < max_digits; k++) {
+            CLS(j, cj, l);
+            if (!(cj & C_N))
+                break;
+            j += l;
+        }
+        return j;
+    }
+    /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
+    j = -1;
+    if (c == ' ' && i + 1 < n) {
+        CLS(i + 1, cj, l);
+        if (cj == 0)
+            j = i + 1;
+    }
+    if (j < 0 && c0 == 0)
+        j = i;
+    if (j >= 0) {
+        while (j < n) {
+            CLS(j, cj, l);
+            if (cj != 0)
+                break;
+            j += l;
+        }
+        while (j < n && (s[j] == '\r' || s[j] == '\n'))
+            j++;
+        return j;
+    }
+    /* c is white space: the run s[i..w), of nch characters, the last of last bytes */
+    iz w = i, last_nl = -1, nch = 0, last = 0;
+    while (w < n) {
+        CLS(w, cj, l);
+        if (!(cj & C_WS))
+            break;
+        if (cj & C_NL)
+            last_nl = w;
+        w += l;
+        nch++;
+        last = l;
+    }
+#undef CLS
+    if (last_nl >= 0)   /* \s*[\r\n]+ */
+        return last_nl + 1;
+    if (w == n)         /* \s+(?!\S) at the end */
+        return w;
+    if (nch >= 2)       /* \s+(?!\S): the run less its last character */
+        return w - last;
+    return w;           /* \s+ */
+}
+
 /* ---- match ---------------------------------------------------------------- */
 
 static int work_init(tok_work *w)
@@ -1686,22 +1871,28 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
     bool jit = re->jit;
     if (re->plain || re->fast) {
         /* The same subject is searched again and again from later starts:
-         * check it once. A search from 0 always checks afresh, since scratch
-         * memory may hold another text of the same length at the same place. */
+         * check it once, when PCRE2 first needs to know. A search from 0
+         * always starts afresh, since scratch memory may hold another text
+         * of the same length at the same place. */
         if (start == 0 || w->re_subj != s.s || w->re_subj_len != s.len) {
             w->re_subj = s.s;
             w->re_subj_len = s.len;
-            w->re_subj_ascii = subject_is_ascii(s);
-            w->re_subj_plain = w->re_subj_ascii || subject_is_plain(s);
+            w->re_subj_checked = false;
         }
         int digits = tok_regex_fast_digits(re, w);
         if (digits && start < s.len) {
             iz end = fast_match(s.s, s.len, start, digits);
+            if (end < 0)
+                end = fast_match_uni(s.s, s.len, start, digits);
             if (end >= 0) {
                 *mb = start;
                 *me = end;
                 return 1;
             }
+        }
+        if (re->plain && !w->re_subj_checked) {
+            w->re_subj_plain = subject_is_ascii(s) || subject_is_plain(s);
+            w->re_subj_checked = true;
         }
         if (re->plain && w->re_subj_plain) {
             code = re->plain;

@@ -29,7 +29,7 @@ struct tok_work {
     const u8  *re_subj;     /* regex.c: the last subject checked for ... */
     iz         re_subj_len;
     bool       re_subj_plain; /* ... code points whose properties are newer than PCRE2's */
-    bool       re_subj_ascii; /* ... and bytes >= 0x80 */
+    bool       re_subj_checked; /* re_subj_plain is known for it */
     bool       re_no_fast;    /* tests: never use the hand-written matchers */
     /* bpe.c */
     void      *bpe_sym;     /* symbol array, grown as needed (heap) */
