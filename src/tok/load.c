@@ -212,8 +212,6 @@ static int load_merges(loader *L, const json *merges, const vocab_map *orig)
     return ERR_OK;
 }
 
-/* The runtime vocabulary: raw-byte keys for byte-level tokenizers, the
- * original strings otherwise; and the id -> string table for decoding. */
 #define NO_RANK 0xffffffffu
 
 static int cmp_u64(const void *a, const void *b)
@@ -269,6 +267,8 @@ static void build_char_pairs(loader *L)
         }
 }
 
+/* The runtime vocabulary: raw-byte keys for byte-level tokenizers, the
+ * original strings otherwise; and the id -> string table for decoding. */
 static int build_runtime_vocab(loader *L, const vocab_map *orig)
 {
     tok *t = L->t;

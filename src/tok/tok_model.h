@@ -43,6 +43,7 @@ typedef struct {
     iz          mask, nranks;
     u32         ib, rb;    /* packed: bits of an id, of 1 + a rank */
 } merge_map;
+
 /* Added tokens: a byte trie for leftmost-longest matching. */
 typedef struct {
     u32  id;
