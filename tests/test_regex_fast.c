@@ -70,6 +70,17 @@ static iz boundaries(const tok_regex *re, tok_work *w, str s, iz *out, iz cap)
     return n;
 }
 
+/* The boundaries with the hand-written matchers (into fb, *nf) and with
+ * PCRE2 alone (sb, *ns): whether they agree. */
+static bool same_splits(const tok_regex *re, tok_work *w, str s, iz *fb, iz *sb, iz cap, iz *nf, iz *ns)
+{
+    w->re_no_fast = false;
+    *nf = boundaries(re, w, s, fb, cap);
+    w->re_no_fast = true;
+    *ns = boundaries(re, w, s, sb, cap);
+    return *nf == *ns && memcmp(fb, sb, (size_t)*nf * sizeof(iz)) == 0;
+}
+
 static void test_fast_equals_pcre(void)
 {
     arena perm;
@@ -88,12 +99,9 @@ static void test_fast_equals_pcre(void)
             for (iz i = 0; i < want; i++)
                 len = random_char(text, len);
             str s = str_from(text, len);
-            w.re_no_fast = false;
-            iz nf = boundaries(re, &w, s, fast_b, countof(fast_b));
-            w.re_no_fast = true;
-            iz ns = boundaries(re, &w, s, slow_b, countof(slow_b));
+            iz nf, ns;
             cases++;
-            if (nf != ns || memcmp(fast_b, slow_b, (size_t)nf * sizeof(iz)) != 0) {
+            if (!same_splits(re, &w, s, fast_b, slow_b, countof(fast_b), &nf, &ns)) {
                 if (bad++ < 5) {
                     printf("#   pattern %td differs on \"", p);
                     for (iz i = 0; i < len; i++)
@@ -146,13 +154,9 @@ static void test_every_code_point(void)
                 len += utf8_encode(k, text + len);
                 text[len++] = '\n';
             }
-            str s = str_from(text, len);
-            w.re_no_fast = false;
-            iz nf = boundaries(re, &w, s, fast_b, countof(fast_b));
-            w.re_no_fast = true;
-            iz ns = boundaries(re, &w, s, slow_b, countof(slow_b));
+            iz nf, ns;
             cases++;
-            if ((nf != ns || memcmp(fast_b, slow_b, (size_t)nf * sizeof(iz)) != 0) && bad++ < 5)
+            if (!same_splits(re, &w, str_from(text, len), fast_b, slow_b, countof(fast_b), &nf, &ns) && bad++ < 5)
                 printf("#   pattern %td differs on U+%04X..U+%04X\n", p, c, c + 7);
         }
     }

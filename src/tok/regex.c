@@ -1601,16 +1601,14 @@ tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e)
 
 /* ---- the split patterns beyond ASCII ------------------------------------
  *
- * Where the hand-written matcher of split_fast.h meets a character of more
- * than one byte, the same matcher with the classes of every code point
- * (fast_match_uni) decides instead of PCRE2, except in a contraction (an
- * apostrophe next to such a character, where case folding may match: PCRE2
- * decides). A code point's class (letter, number, white space or none of
- * them) is Oniguruma's, as the exact translation has it: each block of 128
- * code points is classified once a process, the first time a text holds
- * one of them, by searching the block's characters with the translation of
- * (\p{L}+)|(\p{N}+)|(\s+), two bits a code point (atomics: threads that
- * classify the same block store the same bits). */
+ * The hand-written matcher of split_fast.h takes the class of a character
+ * of more than one byte from tok_wide_cls. A code point's class (letter,
+ * number, white space or none of them) is Oniguruma's, as the exact
+ * translation has it: each block of 128 code points is classified once a
+ * process, the first time a text holds one of them, by searching the
+ * block's characters with the translation of (\p{L}+)|(\p{N}+)|(\s+), two
+ * bits a code point (atomics: threads that classify the same block store
+ * the same bits). */
 
 enum { UCLS_BLOCKS = 0x110000 >> 7 };
 static _Atomic u8 ucls_ready[UCLS_BLOCKS];       /* 1 = the block's bits are set */
@@ -1670,15 +1668,8 @@ static NOINLINE bool ucls_fill(u32 b)
     return true;
 }
 
-/* The class (C_L, C_N, C_WS or 0) of the character at s[i] and its length;
- * false when the class is not known. */
-static inline bool cls_at(const u8 *s, iz i, u8 *cls, iz *len)
+bool tok_wide_cls(const u8 *s, iz i, u8 *cls, iz *len)
 {
-    if (s[i] < 0x80) {
-        *cls = tok_ascii_cls[s[i]];
-        *len = 1;
-        return true;
-    }
     iz k = i;
     u32 c = utf8_next(s, &k);
     *len = k - i;
@@ -1689,98 +1680,6 @@ static inline bool cls_at(const u8 *s, iz i, u8 *cls, iz *len)
     u64 w = atomic_load_explicit(&ucls_bits[b * 4 + (c >> 5 & 3)], memory_order_relaxed);
     *cls = map[w >> ((c & 31) * 2) & 3];
     return true;
-}
-
-/* split_fast.h's matcher on valid UTF-8, a character at a time; -1 when
- * PCRE2 must decide. */
-static iz fast_match_uni(const u8 *s, iz n, iz i, int max_digits)
-{
-    u8 c = s[i], c0, cj;
-    iz l0, l;
-#define CLS(at, cl, ln) do { if (!cls_at(s, (at), &(cl), &(ln))) return -1; } while (0)
-    CLS(i, c0, l0);
-    /* (?i:'s|'t|'re|'ve|'m|'ll|'d): next to a wide character, PCRE2 decides */
-    if (c == '\'' && i + 1 < n) {
-        if (s[i + 1] >= 0x80 || (i + 2 < n && s[i + 2] >= 0x80))
-            return -1;
-        u8 a = s[i + 1] | 0x20;
-        if (a == 's' || a == 't' || a == 'm' || a == 'd')
-            return i + 2;
-        if (i + 2 < n && (a == 'r' || a == 'v' || a == 'l')) {
-            u8 b = s[i + 2] | 0x20;
-            if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
-                return i + 3;
-        }
-    }
-    /* [^\r\n\p{L}\p{N}]?\p{L}+ */
-    iz j = -1;
-    if (!(c0 & (C_L | C_N | C_NL)) && i + l0 < n) {
-        CLS(i + l0, cj, l);
-        if (cj & C_L)
-            j = i + l0;
-    }
-    if (j < 0 && (c0 & C_L))
-        j = i;
-    if (j >= 0) {
-        while (j < n) {
-            CLS(j, cj, l);
-            if (!(cj & C_L))
-                break;
-            j += l;
-        }
-        return j;
-    }
-    /* \p{N}{1,3} or \p{N}: characters, not bytes */
-    if (c0 & C_N) {
-        j = i + l0;
-        for (int k = 1; j < n && k < max_digits; k++) {
-            CLS(j, cj, l);
-            if (!(cj & C_N))
-                break;
-            j += l;
-        }
-        return j;
-    }
-    /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
-    j = -1;
-    if (c == ' ' && i + 1 < n) {
-        CLS(i + 1, cj, l);
-        if (cj == 0)
-            j = i + 1;
-    }
-    if (j < 0 && c0 == 0)
-        j = i;
-    if (j >= 0) {
-        while (j < n) {
-            CLS(j, cj, l);
-            if (cj != 0)
-                break;
-            j += l;
-        }
-        while (j < n && (s[j] == '\r' || s[j] == '\n'))
-            j++;
-        return j;
-    }
-    /* c is white space: the run s[i..w), of nch characters, the last of last bytes */
-    iz w = i, last_nl = -1, nch = 0, last = 0;
-    while (w < n) {
-        CLS(w, cj, l);
-        if (!(cj & C_WS))
-            break;
-        if (cj & C_NL)
-            last_nl = w;
-        w += l;
-        nch++;
-        last = l;
-    }
-#undef CLS
-    if (last_nl >= 0)   /* \s*[\r\n]+ */
-        return last_nl + 1;
-    if (w == n)         /* \s+(?!\S) at the end */
-        return w;
-    if (nch >= 2)       /* \s+(?!\S): the run less its last character */
-        return w - last;
-    return w;           /* \s+ */
 }
 
 /* ---- match ---------------------------------------------------------------- */
@@ -1882,8 +1781,6 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
         int digits = tok_regex_fast_digits(re, w);
         if (digits && start < s.len) {
             iz end = fast_match(s.s, s.len, start, digits);
-            if (end < 0)
-                end = fast_match_uni(s.s, s.len, start, digits);
             if (end >= 0) {
                 *mb = start;
                 *me = end;
