@@ -1,7 +1,9 @@
 /* test_base.c - the bottom of the tree (src/base/): the arena (alignment,
  * zeroing, marks and restores across blocks, the limit with and without an
  * out-of-memory jump, cleanups, grow), UTF-8 (every code point encoded and
- * decoded back, the invalid sequences RFC 3629 names, the ASCII prefix),
+ * decoded back, the invalid sequences RFC 3629 names, the ASCII prefix,
+ * the validator against the definition spelled out on every string of up
+ * to three bytes and random mixes),
  * the byte buffer (growth, numbers, a failed buffer stays failed) and line
  * input (lines across read blocks, a last line without its newline, a line
  * too long skipped up to its newline, a byte-order mark skipped only at
@@ -155,6 +157,86 @@ static void test_utf8_invalid(void)
     EXPECT_EQ(utf8_ascii_prefix(S("0123456789abcdef\xc3\xa9z")), 16);
     EXPECT_EQ(utf8_ascii_prefix(S("abc")), 3);
     EXPECT_EQ(utf8_ascii_prefix(S("")), 0);
+}
+
+/* The definition, spelled out: decode the sequence the lead byte announces,
+ * then check the code point (not overlong, no surrogate, at most U+10FFFF).
+ * utf8_valid_seq takes the second byte's range from the lead byte instead. */
+static int valid_seq_ref(const u8 *p, iz avail)
+{
+    static const u32 min[4] = {0, 0x80, 0x800, 0x10000};
+    u8 c = p[0];
+    int need = c < 0x80 ? 0 : c >= 0xc0 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xf0 && c < 0xf8 ? 3 : -1;
+    if (need < 0 || need >= avail)
+        return 0;
+    u32 cp = need == 0 ? c : c & (0x3fu >> need);
+    for (int k = 1; k <= need; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[k] & 0x3fu);
+    }
+    if (cp < min[need] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return need + 1;
+}
+
+static iz invalid_at_ref(const u8 *p, iz n)
+{
+    for (iz i = 0; i < n;) {
+        int k = valid_seq_ref(p + i, n - i);
+        if (!k)
+            return i;
+        i += k;
+    }
+    return -1;
+}
+
+/* utf8_valid_seq against the definition on every string of up to three
+ * bytes and on four-byte strings whose last two bytes are from the edges
+ * of the ranges; utf8_invalid_at against it on random mixes of ASCII and
+ * sequences, valid and broken, at every offset from the 8-byte scan's
+ * words. */
+static void test_utf8_against_definition(void)
+{
+    u8 b[4];
+    iz bad = 0;
+    for (u32 x = 0; x < 1u << 24; x++) {
+        b[0] = (u8)(x >> 16), b[1] = (u8)(x >> 8), b[2] = (u8)x;
+        if (x >> 16 < 0xc0 && (x & 0xffff))
+            continue;   /* a one-byte sequence: its first byte decides */
+        for (iz avail = 1; avail <= 3; avail++)
+            bad += utf8_valid_seq(b, avail) != valid_seq_ref(b, avail);
+    }
+    static const u8 edge[] = {0x00, 0x7f, 0x80, 0x81, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff};
+    for (u32 l = 0xf0; l <= 0xff; l++)
+        for (u32 s1 = 0; s1 < 256; s1++)
+            for (iz k = 0; k < countof(edge); k++)
+                for (iz j = 0; j < countof(edge); j++) {
+                    b[0] = (u8)l, b[1] = (u8)s1, b[2] = edge[k], b[3] = edge[j];
+                    bad += utf8_valid_seq(b, 4) != valid_seq_ref(b, 4);
+                }
+    EXPECT_EQ(bad, 0);
+    static const char *const parts[] = {"a", " ", "\n", "abcdefgh", "\xc3\xa9", "\xe3\x80\x80", "\xf0\x9f\x98\x80",
+                                        "\xed\x9f\xbf", "\xee\x80\x80", "\xf4\x8f\xbf\xbf", "\x80", "\xc3",
+                                        "\xe3\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc1\xbf", "\xff"};
+    u64 r = 0x9e3779b97f4a7c15u;
+    u8 s[64];
+    iz wrong = 0;
+    for (int t = 0; t < 200000; t++) {
+        iz n = 0;
+        /* mostly valid parts, so that a broken one is found far in */
+        while (n < 48) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            iz k = (iz)(r % 100) < 97 ? (iz)(r >> 32) % 10 : 10 + (iz)(r >> 32) % 7;
+            iz len = (iz)strlen(parts[k]);
+            memcpy(s + n, parts[k], (size_t)len);
+            n += len;
+            if (r >> 60 == 0)
+                break;
+        }
+        wrong += utf8_invalid_at(str_from(s, n)) != invalid_at_ref(s, n);
+    }
+    EXPECT_EQ(wrong, 0);
 }
 
 static void test_buf(void)
@@ -353,6 +435,7 @@ int main(void)
     RUN(test_arena_cleanups_and_grow);
     RUN(test_utf8_round_trip);
     RUN(test_utf8_invalid);
+    RUN(test_utf8_against_definition);
     RUN(test_buf);
     RUN(test_lines);
     RUN(test_lines_reader);

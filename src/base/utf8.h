@@ -62,27 +62,41 @@ static inline iz utf8_prev(const u8 *s, iz i)
 }
 
 /* Length of the valid UTF-8 sequence at p (avail bytes readable), or 0 when
- * the bytes there are not one. */
+ * the bytes there are not one. The lead byte gives the length and the range
+ * of the second byte (the Unicode Standard's table of well-formed sequences,
+ * 3-7): the ranges rule out overlong forms, surrogates and code points above
+ * U+10FFFF with no decoding; later bytes are any continuation byte. */
 static inline int utf8_valid_seq(const u8 *p, iz avail)
 {
     u8 c = p[0];
     if (c < 0x80)
         return 1;
     int need;
-    u32 min, cp;
-    if (c >= 0xc2 && c <= 0xdf) { need = 1; min = 0x80; cp = c & 0x1fu; }
-    else if (c >= 0xe0 && c <= 0xef) { need = 2; min = 0x800; cp = c & 0x0fu; }
-    else if (c >= 0xf0 && c <= 0xf4) { need = 3; min = 0x10000; cp = c & 0x07u; }
-    else return 0;
-    if (need >= avail)
+    u8 lo = 0x80, hi = 0xbf;
+    if (c < 0xc2) {
+        return 0;   /* a continuation byte, or an overlong lead C0 C1 */
+    } else if (c < 0xe0) {
+        need = 1;
+    } else if (c < 0xf0) {
+        need = 2;
+        if (c == 0xe0)
+            lo = 0xa0;   /* below: overlong */
+        else if (c == 0xed)
+            hi = 0x9f;   /* above: surrogates */
+    } else if (c < 0xf5) {
+        need = 3;
+        if (c == 0xf0)
+            lo = 0x90;   /* below: overlong */
+        else if (c == 0xf4)
+            hi = 0x8f;   /* above: beyond U+10FFFF */
+    } else {
         return 0;
-    for (int k = 1; k <= need; k++) {
+    }
+    if (need >= avail || p[1] < lo || p[1] > hi)
+        return 0;
+    for (int k = 2; k <= need; k++)
         if ((p[k] & 0xc0) != 0x80)
             return 0;
-        cp = (cp << 6) | (p[k] & 0x3fu);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
     return need + 1;
 }
 
