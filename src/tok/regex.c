@@ -1610,9 +1610,8 @@ tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e)
  * bits a code point (atomics: threads that classify the same block store
  * the same bits). */
 
-enum { UCLS_BLOCKS = 0x110000 >> 7 };
-static _Atomic u8 ucls_ready[UCLS_BLOCKS];       /* 1 = the block's bits are set */
-static _Atomic u64 ucls_bits[UCLS_BLOCKS * 4];   /* 2 bits a code point: 0 none, 1 L, 2 N, 3 \s */
+_Atomic u8 tok_ucls_ready[TOK_UCLS_BLOCKS];
+_Atomic u64 tok_ucls_bits[TOK_UCLS_BLOCKS * 4];
 static pthread_once_t ucls_once = PTHREAD_ONCE_INIT;
 static pcre2_code *ucls_code;                    /* NULL: the classes are not known (PCRE2 decides) */
 static bool ucls_jit;
@@ -1627,7 +1626,7 @@ static void ucls_init(void)
 }
 
 /* Sets the bits of block b (b > 0). False when that cannot be done. */
-static NOINLINE bool ucls_fill(u32 b)
+NOINLINE bool tok_wide_cls_fill(u32 b)
 {
     pthread_once(&ucls_once, ucls_init);
     if (!ucls_code)
@@ -1663,22 +1662,8 @@ static NOINLINE bool ucls_fill(u32 b)
         pcre2_match_data_free(md);
     }
     for (int k = 0; k < 4; k++)
-        atomic_store_explicit(&ucls_bits[b * 4 + k], bits[k], memory_order_relaxed);
-    atomic_store_explicit(&ucls_ready[b], 1, memory_order_release);
-    return true;
-}
-
-bool tok_wide_cls(const u8 *s, iz i, u8 *cls, iz *len)
-{
-    iz k = i;
-    u32 c = utf8_next(s, &k);
-    *len = k - i;
-    u32 b = c >> 7;
-    if (!atomic_load_explicit(&ucls_ready[b], memory_order_acquire) && !ucls_fill(b))
-        return false;
-    static const u8 map[4] = {0, C_L, C_N, C_WS};
-    u64 w = atomic_load_explicit(&ucls_bits[b * 4 + (c >> 5 & 3)], memory_order_relaxed);
-    *cls = map[w >> ((c & 31) * 2) & 3];
+        atomic_store_explicit(&tok_ucls_bits[b * 4 + k], bits[k], memory_order_relaxed);
+    atomic_store_explicit(&tok_ucls_ready[b], 1, memory_order_release);
     return true;
 }
 

@@ -5,7 +5,9 @@
 #ifndef TALLY_SPLIT_FAST_H
 #define TALLY_SPLIT_FAST_H
 
+#include <stdatomic.h>
 #include "../base/base.h"
+#include "../base/utf8.h"
 
 /* ---- hand-written matchers ---------------------------------------------
  *
@@ -27,8 +29,27 @@ enum { C_L = 1, C_N = 2, C_WS = 4, C_NL = 8 };
 extern u8 tok_ascii_cls[128];
 void tok_split_fast_init(void);
 /* The class (C_L, C_N, C_WS or 0) of the character of two bytes or more at
- * s[i] (valid UTF-8) and its length; false when its class is not known. */
-bool tok_wide_cls(const u8 *s, iz i, u8 *cls, iz *len);
+ * s[i] (valid UTF-8) and its length; false when its class is not known.
+ * Inline, a load of the block's flag and one of its bits, for the matcher
+ * meets one a wide character; tok_wide_cls_fill (regex.c) classifies a
+ * block the first time. */
+enum { TOK_UCLS_BLOCKS = 0x110000 >> 7 };
+extern _Atomic u8 tok_ucls_ready[TOK_UCLS_BLOCKS];      /* 1 = the block's bits are set */
+extern _Atomic u64 tok_ucls_bits[TOK_UCLS_BLOCKS * 4];  /* 2 bits a code point: 0 none, 1 L, 2 N, 3 \s */
+bool tok_wide_cls_fill(u32 block);
+
+static inline bool tok_wide_cls(const u8 *s, iz i, u8 *cls, iz *len)
+{
+    iz k = i;
+    u32 c = utf8_next(s, &k);
+    *len = k - i;
+    u32 b = c >> 7;
+    if (!atomic_load_explicit(&tok_ucls_ready[b], memory_order_acquire) && !tok_wide_cls_fill(b))
+        return false;
+    u64 w = atomic_load_explicit(&tok_ucls_bits[b * 4 + (c >> 5 & 3)], memory_order_relaxed);
+    *cls = (u8)(0x4210 >> ((w >> ((c & 31) * 2) & 3) * 4) & 0xf);   /* 0, C_L, C_N, C_WS */
+    return true;
+}
 
 /* The end of the match at `i` (a character boundary of valid UTF-8, or of
  * an all-ASCII subject when `ascii`), or -1 when PCRE2 must decide, from
