@@ -7,22 +7,7 @@ iz utf8_invalid_at(str s)
     iz i = 0, n = s.len;
     while (i < n) {
         if (p[i] < 0x80) {
-            /* ASCII runs, the common case, 8 bytes at a time: the first
-             * byte with its high bit set ends one (where the byte order is
-             * known; else the bytes after the 8 go one at a time) */
-            for (; i + 8 <= n; i += 8) {
-                u64 w;
-                memcpy(&w, p + i, 8);
-                u64 high = w & 0x8080808080808080u;
-                if (high) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                    i += __builtin_ctzll(high) >> 3;
-#endif
-                    break;
-                }
-            }
-            while (i < n && p[i] < 0x80)
-                i++;
+            i += utf8_ascii_prefix(str_cut(s, i, n));   /* the common case */
             continue;
         }
         int len = utf8_valid_seq(p + i, n - i);

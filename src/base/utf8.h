@@ -13,8 +13,16 @@ static inline iz utf8_ascii_prefix(str s)
     for (; i + 8 <= s.len; i += 8) {
         u64 w;
         memcpy(&w, s.s + i, 8);
-        if (w & 0x8080808080808080u)
+        u64 high = w & 0x8080808080808080u;
+        if (high) {
+            /* the first byte with its high bit set (where the byte order
+             * is known; else the loop below finds it) */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return i + (__builtin_ctzll(high) >> 3);
+#else
             break;
+#endif
+        }
     }
     while (i < s.len && s.s[i] < 0x80)
         i++;

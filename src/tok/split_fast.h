@@ -30,8 +30,8 @@ extern u8 tok_ascii_cls[128];
 void tok_split_fast_init(void);
 /* The class (C_L, C_N, C_WS or 0) of the character of two bytes or more at
  * s[i] (valid UTF-8) and its length; false when its class is not known.
- * Inline, a load of the block's flag and one of its bits, for the matcher
- * meets one a wide character; tok_wide_cls_fill (regex.c) classifies a
+ * Inline (the block's flag and one word of its bits), as the matcher asks
+ * it for every wide character; tok_wide_cls_fill (regex.c) classifies a
  * block the first time. */
 enum { TOK_UCLS_BLOCKS = 0x110000 >> 7 };
 extern _Atomic u8 tok_ucls_ready[TOK_UCLS_BLOCKS];      /* 1 = the block's bits are set */
@@ -46,8 +46,9 @@ static inline bool tok_wide_cls(const u8 *s, iz i, u8 *cls, iz *len)
     u32 b = c >> 7;
     if (!atomic_load_explicit(&tok_ucls_ready[b], memory_order_acquire) && !tok_wide_cls_fill(b))
         return false;
+    static const u8 map[4] = {0, C_L, C_N, C_WS};
     u64 w = atomic_load_explicit(&tok_ucls_bits[b * 4 + (c >> 5 & 3)], memory_order_relaxed);
-    *cls = (u8)(0x4210 >> ((w >> ((c & 31) * 2) & 3) * 4) & 0xf);   /* 0, C_L, C_N, C_WS */
+    *cls = map[w >> ((c & 31) * 2) & 3];
     return true;
 }
 
