@@ -662,6 +662,66 @@ static void test_added_closer(void)
     EXPECT(closed >= 2);
 }
 
+/* Tokenizers whose added tokens start with a few different bytes (gemma3:
+ * '<', '[', tab, newline, U+2581's lead byte) skip to the next of them
+ * sixteen bytes at a time (added.c, next_first); the pieces must be the
+ * byte-at-a-time scan's on texts with those bytes at every distance, near
+ * the end and in multi-byte characters. */
+static void test_added_few(void)
+{
+    static const char *const names[] = {"qwen3", "llama3_1", "llama3", "deepseek_v3", "gemma3", "gpt4o",
+                                        "gptoss", "llama2", "claude"};
+    static const char *const bits[] = {
+        "<", ">", "[", "\n", "\t", "\n\n", "\t\t\t", "\u2581", "\u2581\u2581", "<start_of_turn>",
+        "<end_of_turn>", "[multimodal]", "<bos>", "\u2580", "\u00e9", "x", " ",
+    };
+    int few = 0;
+    for (iz k = 0; k < countof(names); k++) {
+        tok *t = load_asset(names[k]);
+        if (!t)
+            continue;
+        const added_trie *tries[2] = {&t->raw_trie, &t->norm_trie};
+        for (int which = 0; which < 2; which++) {
+            const added_trie *tr = tries[which];
+            if (tr->nfew == 0)
+                continue;
+            few++;
+            added_trie slow = *tr;
+            slow.nfew = 0;
+            u64 x = 0x2545f4914f6cdd1dull;
+            iz bad = 0;
+            for (int n = 0; n < 3000; n++) {
+                buf text = {0}, a = {0}, b = {0};
+                int parts = 1 + n % 7;
+                for (int i = 0; i < parts; i++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    for (int f = (int)(x >> 40) % 40; f > 0; f--)   /* filler: 0 to 39 bytes */
+                        buf_cstr(&text, f % 5 ? "a" : "Z");
+                    buf_cstr(&text, bits[x % countof(bits)]);
+                }
+                if (n % 3 == 0) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    for (int f = (int)(x % 33); f > 0; f--)
+                        buf_cstr(&text, "b");
+                }
+                added_split(t, tr, buf_view(&text), collect, &a);
+                added_split(t, &slow, buf_view(&text), collect, &b);
+                if (!str_eq(buf_view(&a), buf_view(&b)) && bad++ < 3)
+                    printf("#   %s: \"%.*s\": %.*s vs %.*s\n", names[k], (int)text.len, (char *)text.data,
+                           (int)a.len, (char *)a.data, (int)b.len, (char *)b.data);
+                buf_free(&text);
+                buf_free(&a);
+                buf_free(&b);
+            }
+            EXPECT(bad == 0);
+        }
+        if (k == 4)
+            EXPECT(t->raw_trie.nfew == 5);   /* gemma3's, the list above */
+        tok_free(t);
+    }
+    EXPECT(few >= 1);
+}
+
 int main(int argc, char **argv)
 {
     case_file = S("tests/data/tok/synthetic/cases.jsonl");
@@ -676,5 +736,6 @@ int main(int argc, char **argv)
     RUN(test_piece_cache);
     RUN(test_prefix_memory);
     RUN(test_added_closer);
+    RUN(test_added_few);
     return test_done();
 }

@@ -4,6 +4,9 @@
  * rules applied per match. */
 #include <utf8proc.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "tok_model.h"
 #include "../base/hash.h"
 #include "../base/utf8.h"
@@ -119,11 +122,14 @@ void added_build(arena *perm, added_trie *tr, const added_token *toks, iz n, boo
     int firsts = 0;
     for (int c = 0; c < 256; c++)
         if (tr->first[c]) {
+            if (firsts < (int)sizeof(tr->few))
+                tr->few[firsts] = (u8)c;
             firsts++;
             tr->only_first = c;
         }
     if (firsts != 1)
         tr->only_first = -1;
+    tr->nfew = firsts > 1 && firsts <= (int)sizeof(tr->few) ? firsts : 0;
     closed_build(perm, tr, toks, n, normalized);
 }
 
@@ -170,6 +176,37 @@ static bool starts_with_word(str s, iz at)
     return is_word_cp(utf8_next(s.s, &at));
 }
 
+/* The first i' >= i where a pattern may start (a byte of tr->first), or
+ * s.len: past the first few, sixteen bytes at a time against each of the
+ * few first bytes. */
+static iz next_first(const added_trie *tr, str s, iz i)
+{
+    /* a few bytes one at a time first: in logs and markdown the next
+     * newline is often near */
+    for (iz stop = MIN(s.len, i + 8); i < stop; i++)
+        if (tr->first[s.s[i]])
+            return i;
+#if defined(__SSE2__)
+    if (tr->nfew) {
+        __m128i f[sizeof(tr->few)];
+        for (int k = 0; k < tr->nfew; k++)
+            f[k] = _mm_set1_epi8((char)tr->few[k]);
+        for (; s.len - i >= 16; i += 16) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s.s + i));
+            __m128i m = _mm_cmpeq_epi8(w, f[0]);
+            for (int k = 1; k < tr->nfew; k++)
+                m = _mm_or_si128(m, _mm_cmpeq_epi8(w, f[k]));
+            int bits = _mm_movemask_epi8(m);
+            if (bits)
+                return i + __builtin_ctz((unsigned)bits);
+        }
+    }
+#endif
+    while (i < s.len && !tr->first[s.s[i]])
+        i++;
+    return i;
+}
+
 int added_split(const tok *t, const added_trie *tr, str s, added_emit emit, void *ctx)
 {
     int rc;
@@ -187,7 +224,7 @@ int added_split(const tok *t, const added_trie *tr, str s, added_emit emit, void
                 break;
             i = at - s.s;
         } else if (!tr->first[s.s[i]]) {
-            i++;
+            i = next_first(tr, s, i + 1);
             continue;
         }
         /* longest pattern starting at i */

@@ -61,6 +61,11 @@ typedef struct {
     iz   nnodes;
     bool first[256];      /* bytes that start some pattern */
     int  only_first;      /* the one byte every pattern starts with (memchr), or -1 */
+    /* otherwise, when they start with at most eight bytes (gemma3: '<',
+     * '[', tab, newline and the lead byte of U+2581), those bytes, for a
+     * scan of sixteen bytes at a time; nfew = 0 when there are more */
+    u8   few[8];
+    int  nfew;
     /* When every pattern starts with only_first, ends with `closer` (another
      * byte) and holds no other `closer` (Qwen's <|im_start|>, <think>, ...),
      * the one pattern that can start at i ends at the first `closer` after
