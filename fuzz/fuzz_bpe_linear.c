@@ -7,7 +7,9 @@
  * are the backtracking's hard case). Checks: when the linear encoder
  * answers, its ids are the merge loop's; bpe_word with the linear encoder
  * on gives the merge loop's ids; a work area keeps its memory of pairs from
- * one input to the next, so a stale answer there shows too. */
+ * one input to the next, so a stale answer there shows too. For gemma3 and
+ * llama2, bpe_word without the encoder cuts the word at runs of U+2581
+ * (bpe.c, seg_word): its ids are the merge loop's on the whole word. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "../src/base/arena.h"
@@ -23,6 +25,7 @@ enum { NTOK = 5, MAX_REPEAT = 8 };
 static const char *const names[NTOK] = {"qwen3", "llama3_1", "gpt4o", "gemma3", "llama2"};
 static tok      *toks[NTOK];
 static tok_work *lin_w[NTOK], *loop_w[NTOK];   /* linear encoder on, off */
+static tok_work *seg_w[NTOK];                   /* off, with the cuts (loop_w has none) */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -45,9 +48,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         }
         lin_w[k] = tok_work_new(toks[k]);
         loop_w[k] = tok_work_new(toks[k]);
-        if (!lin_w[k] || !loop_w[k])
+        seg_w[k] = tok_work_new(toks[k]);
+        if (!lin_w[k] || !loop_w[k] || !seg_w[k])
             exit(1);
         loop_w[k]->bpe_no_linear = true;
+        loop_w[k]->bpe_no_seg = true;
+        seg_w[k]->bpe_no_linear = true;
     }
     return 0;
 }
@@ -121,6 +127,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* bpe_word with the encoder on (words of BPE_LIN_USE bytes or more). */
     word_ids(t, wl, s);
     if (!same_ids(wl, wm))
+        __builtin_trap();
+
+    /* The merge loop on the parts of the word (when it has cuts). */
+    word_ids(t, seg_w[k], s);
+    if (!same_ids(seg_w[k], wm))
         __builtin_trap();
     free(word);
     return 0;

@@ -45,7 +45,25 @@ typedef struct {
     tok_work  *wl, *wm;         /* linear, merge loop */
     iz         words, answered, skipped, failed;
     iz         bytes;
+    bool       seg;             /* test_seg: wl is bpe_word with cuts, both without the linear encoder */
 } diff;
+
+static void report(diff *d, str word, const char *kind, iz n, const u32 *ids)
+{
+    bool same = n == d->wm->nids && memcmp(ids, d->wm->ids, (size_t)n * sizeof(u32)) == 0;
+    if (same)
+        return;
+    if (d->failed++ < 3) {
+        printf("#   %s (%td bytes \"%.*s\"...): %td ids, the merge loop %td\n", kind, word.len,
+               (int)(word.len < 40 ? word.len : 40), (const char *)word.s, n, d->wm->nids);
+        iz k = 0;
+        while (k < n && k < d->wm->nids && ids[k] == d->wm->ids[k])
+            k++;
+        printf("#     first difference at id %td: %u vs %u\n", k, k < n ? ids[k] : 0,
+               k < d->wm->nids ? d->wm->ids[k] : 0);
+    }
+    test_cur_failed = 1;
+}
 
 /* One word through both; a difference is printed (once per kind). */
 static void compare(diff *d, str word, const char *kind)
@@ -73,6 +91,24 @@ static void compare(diff *d, str word, const char *kind)
     }
     d->words++;
     d->bytes += word.len;
+    if (d->seg) {
+        i64 cs = 0;
+        d->wl->nids = 0;
+        if (setjmp(d->wl->oom)) {
+            printf("#   %s: out of memory\n", kind);
+            test_cur_failed = 1;
+            return;
+        }
+        if (bpe_word(t, d->wl, word, &cs, true, &e)) {
+            printf("#   %s: bpe_word failed: %s\n", kind, e.msg);
+            test_cur_failed = 1;
+            return;
+        }
+        d->answered++;
+        report(d, word, kind, d->wl->nids, d->wl->ids);
+        EXPECT_EQ(cs, cm);
+        return;
+    }
     const bpe_lin *lin = bpe_lin_get(t);
     if (!lin)
         return;
@@ -86,19 +122,7 @@ static void compare(diff *d, str word, const char *kind)
     if (n < 0)
         return;
     d->answered++;
-    bool same = n == d->wm->nids && memcmp(d->wl->ids, d->wm->ids, (size_t)n * sizeof(u32)) == 0;
-    if (!same) {
-        if (d->failed++ < 3) {
-            printf("#   %s (%td bytes \"%.*s\"...): %td ids, the merge loop %td\n", kind, word.len,
-                   (int)(word.len < 40 ? word.len : 40), (const char *)word.s, n, d->wm->nids);
-            iz k = 0;
-            while (k < n && k < d->wm->nids && d->wl->ids[k] == d->wm->ids[k])
-                k++;
-            printf("#     first difference at id %td: %u vs %u\n", k, k < n ? d->wl->ids[k] : 0,
-                   k < d->wm->nids ? d->wm->ids[k] : 0);
-        }
-        test_cur_failed = 1;
-    }
+    report(d, word, kind, n, d->wl->ids);
 }
 
 /* The model vocabulary's keys (raw bytes). */
@@ -203,6 +227,22 @@ static void gen_words(diff *d, str *keys, iz nkeys, iz per)
                 buf_put(&b, u, (iz)strlen(u));
         }
         compare(d, buf_view(&b), "whitespace");
+        /* Metaspace text: words and marks between runs of U+2581, the
+         * characters before a run of every sort (the cuts of bpe.c's
+         * seg_word: '>' has a merge with "▁</" in gemma3; a character
+         * outside the vocabulary or beyond the BMP is no symbol of its own) */
+        static const char *const ms[] = {"the", "quick", "Jalapeño", ">", "</", "<", "</s", ".", ",", "\n",
+                                         "𠀡", "😀", "͸", "a>", "x", "é", "—", "’"};
+        b.len = 0;
+        while (b.len < len) {
+            for (u32 j = rnd(5) ? 1 : 1 + rnd(4); j > 0; j--)
+                buf_cstr(&b, "▁");
+            for (u32 j = 1 + rnd(3); j > 0; j--) {
+                const char *u = ms[rnd(sizeof(ms) / sizeof(ms[0]))];
+                buf_put(&b, u, (iz)strlen(u));
+            }
+        }
+        compare(d, buf_view(&b), "metaspace");
     }
     buf_free(&b);
 }
@@ -267,6 +307,7 @@ static void test_against_merge_loop(void)
         diff d = {t, tok_work_new(t), tok_work_new(t), 0, 0, 0, 0, 0};
         REQUIRE(d.wl && d.wm);
         d.wm->bpe_no_linear = true;
+        d.wm->bpe_no_seg = true;   /* the merge loop on whole words */
         arena a;
         arena_init(&a, 0);
         str *keys;
@@ -350,9 +391,56 @@ static void test_build_threshold(void)
     tok_free(t);
 }
 
+/* bpe_word cuts a word of a Metaspace-style tokenizer at runs of U+2581
+ * (tok_model.h, seg_on) and encodes the parts: the ids must be the merge
+ * loop's on the whole word, for every tokenizer that has the cuts (gemma3
+ * and llama2 at least), on the words of test_against_merge_loop and the
+ * golden strings. */
+static void test_seg(void)
+{
+    int on = 0;
+    for (size_t k = 0; k < sizeof(tokenizers) / sizeof(tokenizers[0]); k++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", assets(), tokenizers[k]);
+        err e = {0};
+        tok *t = tok_load(path, &e);
+        if (!t) {
+            printf("#   %s: %s\n", tokenizers[k], e.msg);
+            test_cur_failed = 1;
+            continue;
+        }
+        if (!t->seg_on) {
+            tok_free(t);
+            continue;
+        }
+        on++;
+        printf("#   %s: cuts at runs of U+2581, %d characters before a run keep it joined\n", tokenizers[k],
+               t->nseg_bad);
+        diff d = {t, tok_work_new(t), tok_work_new(t), 0, 0, 0, 0, 0, true};
+        REQUIRE(d.wl && d.wm);
+        d.wl->bpe_no_linear = d.wm->bpe_no_linear = true;
+        d.wm->bpe_no_seg = true;
+        arena a;
+        arena_init(&a, 0);
+        str *keys;
+        iz nkeys = vocab_keys(t, &a, &keys);
+        rng = 0x2545f4914f6cdd1du ^ (u64)k;
+        gen_words(&d, keys, nkeys, 60);
+        gen_file(&d);
+        printf("#   %s: %td words (%.1f MB) compared, %td differ\n", tokenizers[k], d.words,
+               (double)d.bytes / 1e6, d.failed);
+        arena_fini(&a);
+        tok_work_free(d.wl);
+        tok_work_free(d.wm);
+        tok_free(t);
+    }
+    EXPECT(on >= 2);
+}
+
 int main(void)
 {
     RUN(test_build_threshold);
     RUN(test_against_merge_loop);
+    RUN(test_seg);
     return test_done();
 }

@@ -502,11 +502,71 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
     }
 }
 
-/* A word the first-level cache does not have: the second level, else the
- * merges. `h` is the word's hash, or 0 when it is too long to cache. Kept
- * out of bpe_word so that a first-level hit costs a small function. */
+/* The next cut of `word` (tok_model.h, seg_on) at or after byte `from`
+ * (>= 1), or word.len: the start of a run of U+2581 after a character that
+ * is a one-character token and none of t->seg_bad. */
+static iz seg_cut(const tok *t, str word, iz from)
+{
+    const u8 *s = word.s;
+    iz n = word.len;
+    for (iz p = from; p + 3 <= n;) {
+        const u8 *q = memchr(s + p, 0xe2, (size_t)(n - 2 - p));
+        if (!q)
+            break;
+        p = q - s;
+        if (q[1] != 0x96 || q[2] != 0x81) {
+            p++;
+            continue;
+        }
+        iz k = utf8_prev(s, p);
+        u32 c = utf8_next(s, &k);
+        if (c != 0x2581 && (c < 0x80 ? t->ascii_id[c] : c < 0x10000 ? t->bmp_id[c] : -1) >= 0) {
+            bool bad = false;
+            for (int j = 0; j < t->nseg_bad; j++)
+                bad |= t->seg_bad[j] == c;
+            if (!bad)
+                return p;
+        }
+        /* the rest of the run: no cut inside it */
+        for (p += 3; p + 3 <= n && s[p] == 0xe2 && s[p + 1] == 0x96 && s[p + 2] == 0x81;)
+            p += 3;
+    }
+    return n;
+}
+
+static int word_of(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, bool seg, err *e);
+
+/* A word with a cut at `cut`, the caches having missed it: the parts one
+ * after the other (each through the caches), then the whole remembered as
+ * well (`h`, 0 when too long). */
+static NOINLINE int seg_word(const tok *t, tok_work *w, str word, u64 h, iz cut, i64 *count, bool want_ids,
+                             err *e)
+{
+    iz base = w->nids;
+    i64 n = 0;
+    for (iz from = 0; from < word.len;) {
+        int rc = word_of(t, w, str_cut(word, from, cut), &n, want_ids || h, false, e);
+        if (rc)
+            return rc;
+        from = cut;
+        cut = seg_cut(t, word, from + 1);
+    }
+    *count += n;
+    if (h) {
+        cache_put(w->cache, word, h, w->ids + base, n);
+        l1_put(w, word, w->ids + base, n);
+    }
+    if (!want_ids)
+        w->nids = base;
+    return ERR_OK;
+}
+
+/* A word the first-level cache does not have: the second level, else its
+ * parts when it has a cut (and `seg`), else the merges. `h` is the word's
+ * hash, or 0 when it is too long to cache. Kept out of bpe_word so that a
+ * first-level hit costs a small function. */
 static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i64 *count, bool want_ids,
-                                  err *e)
+                                  bool seg, err *e)
 {
     if (h) {
         if (!w->cache) {
@@ -541,9 +601,19 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
     iz base = w->nids;
     iz n = -1;
     if (word.len >= BPE_LIN_USE && !w->bpe_no_linear) {
-        const bpe_lin *lin = bpe_lin_ready(t, word.len);
+        /* the parts of a word with cuts were weighed with it */
+        const bpe_lin *lin = seg ? bpe_lin_ready(t, word.len) : bpe_lin_built(t);
         if (lin)
             n = bpe_lin_encode(lin, t, w, word);   /* -1: the merge loop decides */
+    }
+    /* Before the linear encoder is built, a word with cuts goes to the
+     * merge loop in parts: the parts are words the caches know (the whole
+     * piece, a line of prose, seldom repeats). The linear encoder is as fast
+     * on the whole as on the parts, which would add their cache traffic. */
+    if (n < 0 && seg && t->seg_on && !w->bpe_no_seg) {
+        iz cut = seg_cut(t, word, 1);
+        if (cut < word.len)
+            return seg_word(t, w, word, h, cut, count, want_ids, e);
     }
     if (n < 0) {
         symbols s = {w->bpe_sym, 0};
@@ -588,7 +658,8 @@ int bpe_merge_word(const tok *t, tok_work *w, str word, iz *nsym, u32 *first, bp
     return ERR_OK;
 }
 
-int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err *e)
+/* bpe_word; `seg` false for the parts of a word with cuts (they have none). */
+static inline int word_of(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, bool seg, err *e)
 {
     if (word.len == 0)
         return ERR_OK;
@@ -604,7 +675,7 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
     /* The caches hold final answers, whichever rule produced them, so they
      * are asked first: they are small and hot, the vocabulary is not. */
     if (word.len > CACHE_MAX_WORD)
-        return bpe_word_slow(t, w, word, 0, count, want_ids, e);
+        return bpe_word_slow(t, w, word, 0, count, want_ids, seg, e);
     const l1_slot *l1 = word.len <= L1_KEY && w->l1 ? l1_find(w, word) : NULL;
     if (l1) {
         *count += l1->n;
@@ -612,7 +683,12 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
             out_ids(w, l1->ids, l1->n);
         return ERR_OK;
     }
-    return bpe_word_slow(t, w, word, hash_str(word) | 1, count, want_ids, e);
+    return bpe_word_slow(t, w, word, hash_str(word) | 1, count, want_ids, seg, e);
+}
+
+int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err *e)
+{
+    return word_of(t, w, word, count, want_ids, true, e);
 }
 
 /* Counting only: adds the tokens of a word the first level has and says

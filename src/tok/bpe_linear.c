@@ -879,6 +879,11 @@ const bpe_lin *bpe_lin_get(const tok *t)
     return mt->lin;
 }
 
+const bpe_lin *bpe_lin_built(const tok *t)
+{
+    return atomic_load_explicit(&t->lin_state, memory_order_acquire) == 1 ? t->lin : NULL;
+}
+
 const bpe_lin *bpe_lin_ready(const tok *t, iz len)
 {
     int st = atomic_load_explicit(&t->lin_state, memory_order_acquire);

@@ -267,6 +267,41 @@ static void build_char_pairs(loader *L)
         }
 }
 
+/* Character mode: the cuts at runs of U+2581 (tok_model.h, seg_on), when
+ * U+2581 is a token, merges are not ignored and the left tokens of the
+ * merges that could join across a cut end in few characters. */
+static void build_seg(tok *t)
+{
+    if (t->ignore_merges || !t->bmp_id || t->bmp_id[0x2581] < 0)
+        return;
+    const merge_map *m = &t->merges;
+    for (iz i = 0; i <= m->mask; i++) {
+        u32 a, b, rank;
+        if (!merge_at(m, i, &a, &b, &rank))
+            continue;
+        str x = t->id_str[a], y = t->id_str[b];
+        if (y.len < 3 || memcmp(y.s, "\xe2\x96\x81", 3) != 0)
+            continue;
+        if (x.len == 0)
+            return;
+        iz k = utf8_prev(x.s, x.len);
+        u32 c = utf8_next(x.s, &k);
+        if (c == 0x2581)
+            continue;   /* within a run: no cut there */
+        bool known = false;
+        for (int j = 0; j < t->nseg_bad; j++)
+            known |= t->seg_bad[j] == c;
+        if (known)
+            continue;
+        if (t->nseg_bad == (int)countof(t->seg_bad)) {
+            t->nseg_bad = 0;
+            return;
+        }
+        t->seg_bad[t->nseg_bad++] = c;
+    }
+    t->seg_on = true;
+}
+
 /* The runtime vocabulary: raw-byte keys for byte-level tokenizers, the
  * original strings otherwise; and the id -> string table for decoding. */
 static int build_runtime_vocab(loader *L, const vocab_map *orig)
@@ -349,8 +384,10 @@ static int build_runtime_vocab(loader *L, const vocab_map *orig)
                 t->byte_pair[p] = rank + 1;
         }
     }
-    if (!t->byte_level && !t->has_prefix && !t->has_suffix && t->nids)
+    if (!t->byte_level && !t->has_prefix && !t->has_suffix && t->nids) {
         build_char_pairs(L);
+        build_seg(t);
+    }
     return ERR_OK;
 }
 

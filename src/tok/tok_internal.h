@@ -39,6 +39,7 @@ struct tok_work {
     tok_cache *cache;       /* word -> ids cache (bpe.c) */
     tok_l1    *l1;          /* its first level (bpe.c) */
     bool       bpe_no_linear; /* tests: never use the linear encoder (bpe_linear.c) */
+    bool       bpe_no_seg;    /* tests: never cut words at runs of U+2581 (bpe.c, seg_word) */
     u64       *lin_dead;    /* bpe_linear.c: positions known to lead nowhere */
     iz         lin_dead_cap;  /* in u64 words */
     u64       *lin_pairs;   /* bpe_linear.c: pairs tested, direct-mapped ... */

@@ -120,6 +120,18 @@ struct tok {
      * of a and b, 0 = none (NULL when not built) */
     u8          *char_ix;
     u32         *char_pair;
+    /* character mode, pieces cut at the runs of U+2581 (Metaspace-style
+     * tokenizers whose pre-tokenizer leaves a whole segment one piece:
+     * gemma3, llama2): a cut before a run of U+2581 whose character before
+     * is a one-character token (a symbol of its own) and none of seg_bad,
+     * the last characters of the left tokens of the merges whose right
+     * token starts with U+2581 (gemma3: '>', of "> </"). No merge joins the
+     * two sides of such a cut, so the BPE of the piece is the BPE of its
+     * parts, in order (bpe_linear.c's argument (2)), and the parts are short
+     * words the caches know (bpe.c, seg_word). Off with ignore_merges. */
+    bool         seg_on;
+    int          nseg_bad;
+    u32          seg_bad[8];
     bool         byte_fallback, fuse_unk, ignore_merges;
     bool         has_unk;
     str          unk;            /* unk_token, when set */
@@ -293,6 +305,9 @@ enum { BPE_LIN_MIN = 64, BPE_LIN_USE = 2 };
  * publishes it; the others wait for it), or NULL when t does not meet its
  * precondition. Lives until tok_free. */
 const bpe_lin *bpe_lin_get(const tok *t);
+/* The encoder of t when it is built already, else NULL (no build, nothing
+ * weighed). */
+const bpe_lin *bpe_lin_built(const tok *t);
 /* What bpe_word asks for a word of `len` bytes the caches did not answer:
  * the encoder, once this process has given the merge loop BPE_LIN_BUILD_AFTER
  * bytes of long words, a shorter word counting 1/64 of its bytes (this one

@@ -73,6 +73,21 @@ C('byte-fallback', tk(bpe(['<unk>', ...hex, ...abc, '▁'], ['a b'], { unk_token
   ['ab€', 'é', 'x\n', '😀a', 'ab']);
 C('byte-fallback-partial', tk(bpe(['<unk>', '<0x41>', ...abc], ['a b'], { unk_token: '<unk>', fuse_unk: true, byte_fallback: true })),
   ['aAb', 'xAy', 'xa']);
+// cuts at runs of U+2581 (bpe.c, seg_word): a merge across one keeps the
+// piece whole, whether its left side is a character, a <0xNN> token of a
+// character outside the vocabulary, or <unk>; more than eight such left
+// characters turn the cuts off
+C('seg-bad-left', tk(bpe(['<unk>', 'a', 'b', 'x', '▁', '▁b', 'ax', 'ax▁b', 'x▁b', 'b▁'], ['▁ b', 'a x', 'ax ▁b', 'x ▁b', 'b ▁'], { unk_token: '<unk>' })),
+  ['ax▁b', 'x▁b', 'a▁b', 'b▁b', 'a▁▁b', 'ax▁▁b', 'ab▁ax▁bx▁b', '▁b▁x▁b', 'x▁', '▁']);
+C('seg-fallback-merge', tk(bpe(['<unk>', ...hex, 'a', 'b', '▁', '▁a', '<0xA9>▁'], ['<0xA9> ▁', '▁ a'], { unk_token: '<unk>', byte_fallback: true })),
+  ['é▁a', 'aé▁a', 'é▁▁a', 'b▁a▁é▁a', '😀▁a']);
+C('seg-unk-merge', tk(bpe(['<unk>', 'a', '▁', '▁a', '<unk>▁'], ['<unk> ▁', '▁ a'], { unk_token: '<unk>' })),
+  ['é▁a', 'aé▁a', 'a▁a', 'éé▁a']);
+C('seg-fuse-unk-merge', tk(bpe(['<unk>', 'a', '▁', '▁a', '<unk>▁'], ['<unk> ▁', '▁ a'], { unk_token: '<unk>', fuse_unk: true })),
+  ['éé▁a', 'aéé▁a▁a']);
+C('seg-many-bad', tk(bpe(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', '▁', '▁a', 'a▁a', 'b▁a', 'c▁a', 'd▁a', 'e▁a', 'f▁a', 'g▁a', 'h▁a', 'i▁a'],
+  ['▁ a', 'a ▁a', 'b ▁a', 'c ▁a', 'd ▁a', 'e ▁a', 'f ▁a', 'g ▁a', 'h ▁a', 'i ▁a'])),
+  ['a▁a', 'i▁a', 'ab▁ac▁a', 'i▁ai▁a▁a']);
 C('ignore-merges', tk(bpe([...abc, 'dcb', 'xyz', 'x', 'y', 'z', 'xy'], ['a b', 'x y'], { ignore_merges: true })),
   ['dcb', 'xyz', 'abc', 'xy']);
 C('no-ignore-merges', tk(bpe([...abc, 'dcb', 'xyz', 'x', 'y', 'z', 'xy'], ['a b', 'x y'])), ['dcb', 'xyz']);
