@@ -207,10 +207,8 @@ static void cache_put(tok_cache *c, str word, u64 h, const u32 *ids, iz n)
 
 /* ---- growable work arrays ---------------------------------------------- */
 
-void *tok_work_grow(tok_work *w, void *p, iz *cap, iz need, iz size)
+void *tok_work_grow_slow(tok_work *w, void *p, iz *cap, iz need, iz size)
 {
-    if (need <= *cap)
-        return p;
     iz c = *cap ? *cap : 64;
     while (c < need)
         c *= 2;

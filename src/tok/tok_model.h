@@ -226,8 +226,14 @@ int  bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 
 void bpe_work_fini(tok_work *w);
 /* A work array of the work area grown to hold `need` items of `size`
  * bytes (capacity doubled from 64, in *cap); out of memory longjmps to
- * w->oom. Returns the array, perhaps moved. */
-void *tok_work_grow(tok_work *w, void *p, iz *cap, iz need, iz size);
+ * w->oom. Returns the array, perhaps moved. Inline when it fits (a call a
+ * word saved: qwen3 soup_controls 0.988x instructions), the growth out of
+ * line. */
+void *tok_work_grow_slow(tok_work *w, void *p, iz *cap, iz need, iz size);
+static inline void *tok_work_grow(tok_work *w, void *p, iz *cap, iz need, iz size)
+{
+    return need <= *cap ? p : tok_work_grow_slow(w, p, cap, need, size);
+}
 /* The merge loop alone on `word` (no caches, no ignore_merges, no linear
  * encoder), for bpe_linear.c's build: *nsym surviving symbols, the first
  * one's id in *first, the last merge applied in *last. */
