@@ -304,7 +304,7 @@ static void test_against_merge_loop(void)
                    info.nodes, (double)info.bytes / 1e6, info.build_s * 1e3);
         else
             printf("#   %s: linear encoder off (precondition not met)\n", tokenizers[k]);
-        diff d = {t, tok_work_new(t), tok_work_new(t), 0, 0, 0, 0, 0};
+        diff d = {t, tok_work_new(t), tok_work_new(t), 0, 0, 0, 0, 0, false};
         REQUIRE(d.wl && d.wm);
         d.wm->bpe_no_linear = true;
         d.wm->bpe_no_seg = true;   /* the merge loop on whole words */
