@@ -501,8 +501,9 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
 }
 
 /* The next cut of `word` (tok_model.h, seg_on) at or after byte `from`
- * (>= 1), or word.len: the start of a run of U+2581 after a character that
- * is a one-character token and none of t->seg_bad. */
+ * (>= 1), or word.len: the start of a run of U+2581 after a character of
+ * the BMP that is a one-character token (a symbol of its own) and none of
+ * t->seg_bad. */
 static iz seg_cut(const tok *t, str word, iz from)
 {
     const u8 *s = word.s;
@@ -518,7 +519,10 @@ static iz seg_cut(const tok *t, str word, iz from)
         }
         iz k = utf8_prev(s, p);
         u32 c = utf8_next(s, &k);
-        if (c != 0x2581 && (c < 0x80 ? t->ascii_id[c] : c < 0x10000 ? t->bmp_id[c] : -1) >= 0) {
+        /* lookup_char's tables, read directly (the call costs a tenth of
+         * gemma3's cold natural text, one a word); beyond U+FFFF, no cut */
+        i32 id = c < 0x80 ? t->ascii_id[c] : c < 0x10000 ? t->bmp_id[c] : -1;
+        if (c != 0x2581 && id >= 0) {
             bool bad = false;
             for (int j = 0; j < t->nseg_bad; j++)
                 bad |= t->seg_bad[j] == c;
@@ -533,6 +537,20 @@ static iz seg_cut(const tok *t, str word, iz from)
 }
 
 static int word_of(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, bool seg, err *e);
+
+/* The end of a word the caches missed, its n ids at w->ids + base: counted,
+ * remembered (h, 0 when too long), and kept only when wanted. */
+static int word_done(tok_work *w, str word, u64 h, iz base, iz n, i64 *count, bool want_ids)
+{
+    *count += n;
+    if (h) {
+        cache_put(w->cache, word, h, w->ids + base, n);
+        l1_put(w, word, w->ids + base, n);
+    }
+    if (!want_ids)
+        w->nids = base;
+    return ERR_OK;
+}
 
 /* A word with a cut at `cut`, the caches having missed it: the parts one
  * after the other (each through the caches), then the whole remembered as
@@ -549,14 +567,7 @@ static NOINLINE int seg_word(const tok *t, tok_work *w, str word, u64 h, iz cut,
         from = cut;
         cut = seg_cut(t, word, from + 1);
     }
-    *count += n;
-    if (h) {
-        cache_put(w->cache, word, h, w->ids + base, n);
-        l1_put(w, word, w->ids + base, n);
-    }
-    if (!want_ids)
-        w->nids = base;
-    return ERR_OK;
+    return word_done(w, word, h, base, n, count, want_ids);
 }
 
 /* A word the first-level cache does not have: the second level, else its
@@ -628,14 +639,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
                 n++;
             }
     }
-    *count += n;
-    if (h) {
-        cache_put(w->cache, word, h, w->ids + base, n);
-        l1_put(w, word, w->ids + base, n);
-    }
-    if (!want_ids)
-        w->nids = base;
-    return ERR_OK;
+    return word_done(w, word, h, base, n, count, want_ids);
 }
 
 int bpe_merge_word(const tok *t, tok_work *w, str word, iz *nsym, u32 *first, bpe_last *last, err *e)

@@ -123,7 +123,7 @@ struct tok {
     /* character mode, pieces cut at the runs of U+2581 (Metaspace-style
      * tokenizers whose pre-tokenizer leaves a whole segment one piece:
      * gemma3, llama2): a cut before a run of U+2581 whose character before
-     * is a one-character token (a symbol of its own) and none of seg_bad,
+     * is a one-character token of the BMP (a symbol of its own) and none of seg_bad,
      * the last characters of the left tokens of the merges whose right
      * token starts with U+2581 (gemma3: '>', of "> </"). No merge joins the
      * two sides of such a cut, so the BPE of the piece is the BPE of its
