@@ -65,6 +65,26 @@ static void report(diff *d, str word, const char *kind, iz n, const u32 *ids)
     test_cur_failed = 1;
 }
 
+/* bpe_word's ids of `word` in w (w->ids, w->nids of them) and its count in
+ * *count; false, with the failure printed, when it fails (`what` names w). */
+static bool word_in(const tok *t, tok_work *w, str word, const char *kind, const char *what, i64 *count)
+{
+    err e = {0};
+    *count = 0;
+    w->nids = 0;
+    if (setjmp(w->oom)) {
+        printf("#   %s: out of memory\n", kind);
+        test_cur_failed = 1;
+        return false;
+    }
+    if (bpe_word(t, w, word, count, true, &e)) {
+        printf("#   %s: %s failed: %s\n", kind, what, e.msg);
+        test_cur_failed = 1;
+        return false;
+    }
+    return true;
+}
+
 /* One word through both; a difference is printed (once per kind). */
 static void compare(diff *d, str word, const char *kind)
 {
@@ -76,34 +96,15 @@ static void compare(diff *d, str word, const char *kind)
         d->skipped++;
         return;
     }
-    err e = {0};
-    i64 cm = 0;
-    d->wm->nids = 0;
-    if (setjmp(d->wm->oom)) {
-        printf("#   %s: out of memory\n", kind);
-        test_cur_failed = 1;
+    i64 cm;
+    if (!word_in(t, d->wm, word, kind, "merge loop", &cm))
         return;
-    }
-    if (bpe_word(t, d->wm, word, &cm, true, &e)) {
-        printf("#   %s: merge loop failed: %s\n", kind, e.msg);
-        test_cur_failed = 1;
-        return;
-    }
     d->words++;
     d->bytes += word.len;
     if (d->seg) {
-        i64 cs = 0;
-        d->wl->nids = 0;
-        if (setjmp(d->wl->oom)) {
-            printf("#   %s: out of memory\n", kind);
-            test_cur_failed = 1;
+        i64 cs;
+        if (!word_in(t, d->wl, word, kind, "bpe_word", &cs))
             return;
-        }
-        if (bpe_word(t, d->wl, word, &cs, true, &e)) {
-            printf("#   %s: bpe_word failed: %s\n", kind, e.msg);
-            test_cur_failed = 1;
-            return;
-        }
         d->answered++;
         report(d, word, kind, d->wl->nids, d->wl->ids);
         EXPECT_EQ(cs, cm);

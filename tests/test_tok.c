@@ -603,6 +603,22 @@ static int collect(void *ctx, str piece, iz off, i32 id)
     return 0;
 }
 
+/* added_split's pieces of `text` by trie `tr` and by `ref` (the same
+ * patterns, another way of finding them) must be the same: a difference is
+ * printed (the first three) and counted in *bad. */
+static void split_same(const tok *t, const added_trie *tr, const added_trie *ref, str text, const char *name,
+                       iz *bad)
+{
+    buf a = {0}, b = {0};
+    added_split(t, tr, text, collect, &a);
+    added_split(t, ref, text, collect, &b);
+    if (!str_eq(buf_view(&a), buf_view(&b)) && (*bad)++ < 3)
+        printf("#   %s: \"%.*s\": %.*s vs %.*s\n", name, (int)text.len, (const char *)text.s, (int)a.len,
+               (char *)a.data, (int)b.len, (char *)b.data);
+    buf_free(&a);
+    buf_free(&b);
+}
+
 /* Tokenizers whose added tokens all look like <...> (one opening byte, one
  * closing byte found nowhere else in them) find a match by its closing
  * byte and a whole-pattern lookup (tok_model.h, added_trie.closer); the
@@ -634,7 +650,7 @@ static void test_added_closer(void)
             u64 x = 0x9e3779b97f4a7c15ull;
             iz bad = 0;
             for (int n = 0; n < 3000; n++) {
-                buf text = {0}, a = {0}, b = {0};
+                buf text = {0};
                 int parts = 1 + n % 9;
                 for (int i = 0; i < parts; i++) {
                     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -644,14 +660,8 @@ static void test_added_closer(void)
                 x ^= x << 13, x ^= x >> 7, x ^= x << 17;
                 if (t->nadded)
                     buf_str(&text, t->added[x % (u64)t->nadded].pattern);
-                added_split(t, tr, buf_view(&text), collect, &a);
-                added_split(t, &walk, buf_view(&text), collect, &b);
-                if (!str_eq(buf_view(&a), buf_view(&b)) && bad++ < 3)
-                    printf("#   %s: \"%.*s\": %.*s vs %.*s\n", names[k], (int)text.len, (char *)text.data,
-                           (int)a.len, (char *)a.data, (int)b.len, (char *)b.data);
+                split_same(t, tr, &walk, buf_view(&text), names[k], &bad);
                 buf_free(&text);
-                buf_free(&a);
-                buf_free(&b);
             }
             EXPECT(bad == 0);
         }
@@ -691,7 +701,7 @@ static void test_added_few(void)
             u64 x = 0x2545f4914f6cdd1dull;
             iz bad = 0;
             for (int n = 0; n < 3000; n++) {
-                buf text = {0}, a = {0}, b = {0};
+                buf text = {0};
                 int parts = 1 + n % 7;
                 for (int i = 0; i < parts; i++) {
                     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -704,14 +714,8 @@ static void test_added_few(void)
                     for (int f = (int)(x % 33); f > 0; f--)
                         buf_cstr(&text, "b");
                 }
-                added_split(t, tr, buf_view(&text), collect, &a);
-                added_split(t, &slow, buf_view(&text), collect, &b);
-                if (!str_eq(buf_view(&a), buf_view(&b)) && bad++ < 3)
-                    printf("#   %s: \"%.*s\": %.*s vs %.*s\n", names[k], (int)text.len, (char *)text.data,
-                           (int)a.len, (char *)a.data, (int)b.len, (char *)b.data);
+                split_same(t, tr, &slow, buf_view(&text), names[k], &bad);
                 buf_free(&text);
-                buf_free(&a);
-                buf_free(&b);
             }
             EXPECT(bad == 0);
         }
