@@ -324,19 +324,28 @@ static void check_layouts_agree(const merge_map *m, u32 nids)
         }
     }
     for (iz i = 0; i <= wide.mask; i++) {
-        u32 x, y, rank, r2 = 0;
-        if (merge_at(&wide, i, &x, &y, &rank))
+        u32 x, y, rank, r2 = 0, r3 = 0;
+        if (merge_at(&wide, i, &x, &y, &rank)) {
             bad += !merge_find(m, x, y, &r2) || r2 != rank;
+            /* the filter passes every merge, in both layouts */
+            bad += !merge_maybe(m, x, y, &r3) || r3 != rank;
+            bad += !merge_maybe(&wide, x, y, &r3) || r3 != rank;
+        }
     }
     u64 st = 88172645463325252u;   /* xorshift: pairs mostly not merges */
+    iz stopped = 0;
     for (int k = 0; k < 200000; k++) {
         st ^= st << 13, st ^= st >> 7, st ^= st << 17;
-        u32 x = (u32)(st % nids), y = (u32)((st >> 32) % nids), r1 = 0, r2 = 0;
-        bool f1 = merge_find(m, x, y, &r1), f2 = merge_find(&wide, x, y, &r2);
-        bad += f1 != f2 || r1 != r2;
+        u32 x = (u32)(st % nids), y = (u32)((st >> 32) % nids), r1 = 0, r2 = 0, r3 = 0;
+        bool f1 = merge_find(m, x, y, &r1), f2 = merge_find(&wide, x, y, &r2), f3 = merge_maybe(m, x, y, &r3);
+        bad += f1 != f2 || r1 != r2 || f1 != f3 || r1 != r3;
+        u64 h = merge_filter_hash(x, y), bits = merge_filter_bits(h);
+        stopped += (m->filter[h >> (64 - m->fbits)] & bits) != bits;
     }
     EXPECT_EQ(bad, 0);
     EXPECT(n > 1000);
+    /* and stops most pairs that are none (about 13 in 14 at its size) */
+    EXPECT(stopped > 160000);
     arena_fini(&a);
 }
 
@@ -366,6 +375,7 @@ static void test_merge_layouts(void)
         for (iz r = 0; r < edges[k].n; r++) {
             u32 rank = 0;
             bad += !merge_find(&m, nids - 1 - (u32)r, (u32)(r * 7919) % nids, &rank) || rank != (u32)r;
+            bad += !merge_maybe(&m, nids - 1 - (u32)r, (u32)(r * 7919) % nids, &rank) || rank != (u32)r;
             bad += merge_find(&m, nids - 1 - (u32)r, (u32)(r * 7919 + 1) % nids, &rank);   /* never put */
         }
         EXPECT_EQ(bad, 0);

@@ -450,7 +450,7 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
                 rank = t->char_pair[xa << 8 | xb] - 1;   /* 0 - 1 = NO_PAIR */
                 found = rank != NO_PAIR;
             } else {
-                found = merge_find(&t->merges, v[i].id, v[i + 1].id, &rank);
+                found = merge_maybe(&t->merges, v[i].id, v[i + 1].id, &rank);
             }
             v[i].pair = found ? rank : NO_PAIR;
             if (found)
@@ -459,7 +459,7 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
     } else {
         for (iz i = 0; i + 1 < s->n; i++) {
             u32 rank;
-            bool found = merge_find(&t->merges, v[i].id, v[i + 1].id, &rank);
+            bool found = merge_maybe(&t->merges, v[i].id, v[i + 1].id, &rank);
             v[i].pair = found ? rank : NO_PAIR;
             if (found)
                 heap_push(w, &hn, MRG(rank, i));
@@ -487,13 +487,13 @@ static void merge_all(const tok *t, tok_work *w, symbols *s, bpe_last *last, con
             v[right->next].prev = (i32)top_pos;
         if (cur->prev >= 0) {
             sym *p = &v[cur->prev];
-            bool found = merge_find(&t->merges, p->id, cur->id, &rank);
+            bool found = merge_maybe(&t->merges, p->id, cur->id, &rank);
             p->pair = found ? rank : NO_PAIR;
             if (found)
                 heap_push(w, &hn, MRG(rank, cur->prev));
         }
         cur->pair = NO_PAIR;
-        if (cur->next >= 0 && merge_find(&t->merges, cur->id, v[cur->next].id, &rank)) {
+        if (cur->next >= 0 && merge_maybe(&t->merges, cur->id, v[cur->next].id, &rank)) {
             cur->pair = rank;
             heap_push(w, &hn, MRG(rank, top_pos));
         }

@@ -79,6 +79,10 @@ void merge_init(arena *perm, merge_map *m, iz n, u32 nids, bool wide)
         m->slots = NEW(perm, merge_slot, size);
     }
     m->rank_id = NEW(perm, u32, n + 1);
+    m->fbits = 6;
+    while (((iz)1 << m->fbits) * 64 < 7 * n)
+        m->fbits++;
+    m->filter = NEW(perm, u64, (iz)1 << m->fbits);
     m->nranks = n;
     m->mask = size - 1;
 }
@@ -100,6 +104,8 @@ void merge_put(merge_map *m, u32 a, u32 b, u32 rank, u32 id)
         m->slots[i] = (merge_slot){key, rank, id};
     }
     m->rank_id[rank] = id;
+    u64 h = merge_filter_hash(a, b);
+    m->filter[h >> (64 - m->fbits)] |= merge_filter_bits(h);
 }
 
 bool merge_at(const merge_map *m, iz i, u32 *a, u32 *b, u32 *rank)
