@@ -361,6 +361,17 @@ static i32 lookup_char(const tok *t, str ch, bool first, bool last, u8 *tmp, str
 
 static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err *e)
 {
+    if (t->byte_pair) {
+        /* every byte a symbol of its own, no prefix or suffix (tok_model.h):
+         * nothing to look up but the byte's id */
+        sym *v = s->v = w->bpe_sym = tok_work_grow(w, w->bpe_sym, &w->bpe_sym_cap, word.len, sizeof(sym));
+        for (iz i = 0; i < word.len; i++)
+            v[i] = (sym){(u32)t->byte_id[word.s[i]], 1, (i32)i - 1, (i32)i + 1, 0};
+        s->n = word.len;
+        if (s->n)
+            v[s->n - 1].next = -1;
+        return ERR_OK;
+    }
     u8 small[64];
     u8 *tmp = small;
     iz need = t->prefix.len + t->suffix.len + 4;
@@ -631,13 +642,16 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
             return rc;
         merge_all(t, w, &s, NULL, word.s);
         /* Collect the surviving symbols into the output (or a scratch list
-         * for the cache). */
+         * for the cache): along the links, from the first symbol, which no
+         * merge removes. */
         n = 0;
-        for (iz i = 0; i < s.n; i++)
-            if (s.v[i].len) {
-                out_ids(w, &s.v[i].id, 1);
-                n++;
-            }
+        for (iz i = 0; i >= 0 && i < s.n; i = s.v[i].next)
+            n++;
+        w->ids = tok_work_grow(w, w->ids, &w->capids, w->nids + n, sizeof(u32));
+        u32 *out = w->ids + w->nids;
+        for (iz i = 0; i >= 0 && i < s.n; i = s.v[i].next)
+            *out++ = s.v[i].id;
+        w->nids += n;
     }
     return word_done(w, word, h, base, n, count, want_ids);
 }
