@@ -28,9 +28,9 @@ enum {
 
 /* A pattern with gates (see "Unicode sets") is compiled twice: exactly,
  * and "plain", without the gated additions. The plain code gives the same
- * matches on any subject that holds none of the code points of uni_ranges,
- * which is every text of the common scripts; it is what runs then, at the
- * speed of plain PCRE2 classes. */
+ * matches on any subject that holds none of those additions (the gated
+ * code points, is_gated), which is every text of the common scripts; it is
+ * what runs then, at the speed of plain PCRE2 classes. */
 typedef enum { FAST_NONE, FAST_L3, FAST_QWEN } fast_kind;
 
 struct tok_regex {
@@ -1513,27 +1513,41 @@ static pcre2_code *compile_one(arena *perm, str pattern, bool plain, bool *gated
     return code;
 }
 
-/* Blocks of 128 code points that hold some code point of uni_ranges. */
-static u8 gated_block[0x110000 >> 7];
+/* The gated code points: the additions of the sets with a gate, the only
+ * code points on which a pattern's plain code and its exact code can
+ * differ (put_union). gated_block[b] is 1 + the index of the bit mask (one
+ * bit a code point) of block b of 128 code points, 0 when the block has
+ * none; there are 165 such blocks (as many masks as blocks can be). */
+static u16 gated_block[0x110000 >> 7];
+static u64 gated_mask[0x110000 >> 7][2];
 static pthread_once_t gated_once = PTHREAD_ONCE_INIT;
 
 static void gated_init(void)
 {
-    for (iz k = 0; k < countof(uni_ranges); k++)
-        for (u32 b = uni_ranges[k][0] >> 7; b <= uni_ranges[k][1] >> 7; b++)
-            gated_block[b] = 1;
+    u16 n = 0;
+    for (iz k = 0; k < countof(uni_props); k++) {
+        const uprop *p = &uni_props[k];
+        if (!p->gate)
+            continue;
+        for (u32 r = p->add; r < p->add + p->nadd; r++)
+            for (u32 c = uni_ranges[r][0]; c <= uni_ranges[r][1]; c++) {
+                u32 b = c >> 7;
+                if (!gated_block[b])
+                    gated_block[b] = ++n;
+                gated_mask[gated_block[b] - 1][c >> 6 & 1] |= (u64)1 << (c & 63);
+            }
+    }
 }
 
-static bool in_uni_ranges(u32 c)
+/* Whether c is a gated code point, once gated_init has run. */
+static inline bool is_gated(u32 c)
 {
-    for (iz k = 0; k < countof(uni_ranges); k++)
-        if (c >= uni_ranges[k][0] && c <= uni_ranges[k][1])
-            return true;
-    return false;
+    u32 g = gated_block[c >> 7];
+    return g && gated_mask[g - 1][c >> 6 & 1] >> (c & 63) & 1;
 }
 
-/* Whether s (valid UTF-8) holds no code point of uni_ranges. All of them
- * are at U+0897 or above, so only 3- and 4-byte sequences are looked at. */
+/* Whether s (valid UTF-8) holds no gated code point. All of them are at
+ * U+0897 or above, so only 3- and 4-byte sequences are looked at. */
 static bool subject_is_ascii(str s) { return utf8_ascii_prefix(s) == s.len; }
 
 static bool subject_is_plain(str s)
@@ -1556,7 +1570,7 @@ static bool subject_is_plain(str s)
             continue;
         }
         u32 c = utf8_next(p, &i);
-        if (gated_block[c >> 7] && in_uni_ranges(c))
+        if (is_gated(c))
             return false;
     }
     return true;
