@@ -38,7 +38,7 @@ extern _Atomic u8 tok_ucls_ready[TOK_UCLS_BLOCKS];      /* 1 = the block's bits 
 extern _Atomic u64 tok_ucls_bits[TOK_UCLS_BLOCKS * 4];  /* 2 bits a code point: 0 none, 1 L, 2 N, 3 \s */
 bool tok_wide_cls_fill(u32 block);
 
-static inline bool tok_wide_cls(const u8 *s, iz i, u8 *cls, iz *len)
+static ALWAYS_INLINE bool tok_wide_cls(const u8 *s, iz i, u8 *cls, iz *len)
 {
     iz k = i;
     u32 c = utf8_next(s, &k);
