@@ -101,21 +101,20 @@ static inline l1_slot *l1_slot_of(tok_work *w, u64 h)
     return &w->l1->slots[h >> (64 - L1_BITS)];
 }
 
-/* The word's entry, for 1 to L1_KEY bytes. */
-static inline l1_slot *l1_find(tok_work *w, str word)
+/* The entry of the word of 1 to L1_KEY bytes whose l1_hash is h. */
+static inline l1_slot *l1_find(tok_work *w, str word, u64 h)
 {
-    u64 h = l1_hash(word);
     l1_slot *s = l1_slot_of(w, h);
     if (s->h == h && s->len == word.len && key_eq(s->key, word.s, word.len))
         return s;
     return NULL;
 }
 
-static inline void l1_put(tok_work *w, str word, const u32 *ids, iz n)
+/* h: the word's hash (word_hash) */
+static inline void l1_put(tok_work *w, str word, u64 h, const u32 *ids, iz n)
 {
     if (word.len > L1_KEY || n > L1_IDS)
         return;
-    u64 h = l1_hash(word);
     l1_slot *s = l1_slot_of(w, h);
     s->h = h;
     memcpy(s->key, word.s, (size_t)word.len);
@@ -145,6 +144,16 @@ struct tok_cache {
     iz          nslots, nkeys, nidsused;
 };
 
+/* A word's hash for both levels, for 1 to CACHE_MAX_WORD bytes: the first
+ * level's where it can hold the word, else hash_str's. Never 0. */
+static inline u64 word_hash(str word)
+{
+    return word.len <= L1_KEY ? l1_hash(word) : hash_str(word) | 1;
+}
+
+/* The second level's first slot of hash h (bits 1-16: bit 0 is always set). */
+static inline iz cache_at(u64 h) { return (iz)(h >> 1 & (CACHE_SLOTS - 1)); }
+
 static tok_cache *cache_new(tok_work *w)
 {
     tok_cache *c = calloc(1, sizeof(*c));
@@ -173,7 +182,7 @@ static void cache_clear(tok_cache *c)
 
 static const cache_slot *cache_get(const tok_cache *c, str word, u64 h)
 {
-    iz i = (iz)(h & (CACHE_SLOTS - 1));
+    iz i = cache_at(h);
     for (;;) {
         const cache_slot *s = &c->slots[i];
         if (!s->h)
@@ -188,7 +197,7 @@ static void cache_put(tok_cache *c, str word, u64 h, const u32 *ids, iz n)
 {
     if (c->nslots >= CACHE_SLOTS / 2 || c->nkeys + word.len > CACHE_KEY_BYTES || c->nidsused + n > CACHE_IDS)
         cache_clear(c);
-    iz i = (iz)(h & (CACHE_SLOTS - 1));
+    iz i = cache_at(h);
     while (c->slots[i].h)
         i = (i + 1) & (CACHE_SLOTS - 1);
     cache_slot *s = &c->slots[i];
@@ -556,7 +565,7 @@ static int word_done(tok_work *w, str word, u64 h, iz base, iz n, i64 *count, bo
     *count += n;
     if (h) {
         cache_put(w->cache, word, h, w->ids + base, n);
-        l1_put(w, word, w->ids + base, n);
+        l1_put(w, word, h, w->ids + base, n);
     }
     if (!want_ids)
         w->nids = base;
@@ -600,7 +609,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
             *count += hit->nids;
             if (want_ids)
                 out_ids(w, w->cache->ids + hit->ids_off, hit->nids);
-            l1_put(w, word, w->cache->ids + hit->ids_off, hit->nids);
+            l1_put(w, word, h, w->cache->ids + hit->ids_off, hit->nids);
             return ERR_OK;
         }
     }
@@ -613,7 +622,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
                 out_ids(w, &u, 1);
             if (h) {
                 cache_put(w->cache, word, h, &u, 1);
-                l1_put(w, word, &u, 1);
+                l1_put(w, word, h, &u, 1);
             }
             return ERR_OK;
         }
@@ -692,14 +701,15 @@ static inline int word_of(const tok *t, tok_work *w, str word, i64 *count, bool 
      * are asked first: they are small and hot, the vocabulary is not. */
     if (word.len > CACHE_MAX_WORD)
         return bpe_word_slow(t, w, word, 0, count, want_ids, seg, e);
-    const l1_slot *l1 = word.len <= L1_KEY && w->l1 ? l1_find(w, word) : NULL;
+    u64 h = word_hash(word);
+    const l1_slot *l1 = word.len <= L1_KEY && w->l1 ? l1_find(w, word, h) : NULL;
     if (l1) {
         *count += l1->n;
         if (want_ids)
             out_ids(w, l1->ids, l1->n);
         return ERR_OK;
     }
-    return bpe_word_slow(t, w, word, hash_str(word) | 1, count, want_ids, seg, e);
+    return bpe_word_slow(t, w, word, h, count, want_ids, seg, e);
 }
 
 int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err *e)
@@ -708,37 +718,74 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
 }
 
 /* Counting only: adds the tokens of a word the first level has and says
- * so (one-byte words skip it: bpe_word answers those at once). */
-static inline bool l1_count(tok_work *w, str word, i64 *count)
+ * so (one-byte words skip it: bpe_word answers those at once). `h`
+ * receives the word's hash when the first level was asked, else 0. */
+static inline bool l1_count(tok_work *w, str word, i64 *count, u64 *h)
 {
+    *h = 0;
     if (word.len < 2 || word.len > L1_KEY || !w->l1)
         return false;
-    const l1_slot *l1 = l1_find(w, word);
+    *h = l1_hash(word);
+    const l1_slot *l1 = l1_find(w, word, *h);
     if (!l1)
         return false;
     *count += l1->n;
     return true;
 }
 
+/* Counting a word l1_count lacks: past the first level when it was asked
+ * (h, its hash; the word then has 2 to L1_KEY bytes), else bpe_word. */
+static inline int count_missed(const tok *t, tok_work *w, str word, u64 h, i64 *count, err *e)
+{
+    return h ? bpe_word_slow(t, w, word, h, count, false, true, e) : word_of(t, w, word, count, false, true, e);
+}
+
 int bpe_each_word(void *ctx, str word)
 {
     const bpe_words *c = ctx;
-    if (!c->want_ids && l1_count(c->w, word, c->count))
+    if (c->want_ids)
+        return bpe_word(c->t, c->w, word, c->count, true, c->e);
+    u64 h;
+    if (l1_count(c->w, word, c->count, &h))
         return ERR_OK;
-    return bpe_word(c->t, c->w, word, c->count, c->want_ids, c->e);
+    return count_missed(c->t, c->w, word, h, c->count, c->e);
 }
 
-int bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *count, err *e)
+/* The end of the split's match at i (> i: these patterns match at every
+ * position): split_fast.h's, PCRE2's where that one cannot say. */
+static inline int split_end(const tok_regex *split, tok_work *w, str text, iz i, int digits, bool ascii, iz *end,
+                            err *e)
 {
-    const u8 *s = text.s;
+    iz fe = ascii ? fast_match_ascii(text.s, text.len, i, digits) : fast_match_in(text.s, text.len, i, digits, false);
+    if (fe >= 0) {
+        *end = fe;
+        return ERR_OK;
+    }
+    iz mb, me;
+    int r = tok_regex_find(split, w, text, i, &mb, &me, e);
+    if (r < 0)
+        return -r;
+    if (r == 0 || mb != i || me <= i)
+        return err_set(e, ERR_INVALID, i, "the split pattern did not match at byte %td", i);
+    *end = me;
+    return ERR_OK;
+}
+
+int bpe_count_split(const tok *t, tok_work *w, const tok_regex *split, str text, int digits, bool ascii, i64 *count,
+                    err *e)
+{
     iz n = text.len;
     for (iz i = 0; i < n;) {
-        iz end = fast_match_ascii(s, n, i, digits);   /* > i: the text is ASCII */
+        iz end;
+        int rc = split_end(split, w, text, i, digits, ascii, &end, e);
+        if (rc)
+            return rc;
         str word = str_cut(text, i, end);
         i = end;
-        if (l1_count(w, word, count))
+        u64 h;
+        if (l1_count(w, word, count, &h))
             continue;
-        int rc = bpe_word(t, w, word, count, false, e);
+        rc = count_missed(t, w, word, h, count, e);
         if (rc)
             return rc;
     }
@@ -772,22 +819,15 @@ int bpe_count_split_remembered(const tok *t, tok_work *w, pfx_store *p, const to
             next = i + PFX_STRIDE;
         }
         iz end;
-        if (ascii) {
-            end = fast_match_ascii(s, n, i, digits);
-        } else {
-            iz mb, me;
-            int r = tok_regex_find(split, w, text, i, &mb, &me, e);
-            if (r < 0)
-                return -r;
-            if (r == 0 || mb != i || me <= i)   /* these patterns match at every position */
-                return err_set(e, ERR_INVALID, i, "the split pattern did not match at byte %td", i);
-            end = me;
-        }
+        int rc = split_end(split, w, text, i, digits, ascii, &end, e);
+        if (rc)
+            return rc;
         str word = str_cut(text, i, end);
         i = end;
-        if (l1_count(w, word, &c))
+        u64 h;
+        if (l1_count(w, word, &c, &h))
             continue;
-        int rc = bpe_word(t, w, word, &c, false, e);
+        rc = count_missed(t, w, word, h, &c, e);
         if (rc)
             return rc;
     }

@@ -182,14 +182,13 @@ static int on_normalized(void *ctx, str piece, iz off, i32 id)
     tok_work *w = c->w;
     if (!t->pretok)
         return bpe_word(t, w, piece, &c->count, c->want_ids, c->e);
-    /* Counting an all-ASCII piece with Llama 3's or Qwen's split: one loop */
+    /* Counting with Llama 3's or Qwen's split: one loop */
     if (c->digits) {
         bool ascii = c->ascii || utf8_ascii_prefix(piece) == piece.len;
         work_extra *x = (work_extra *)(w + 1);
         if (remembers(c, x, piece) && (x->pfx || (x->pfx = pfx_new())))
             return bpe_count_split_remembered(t, w, x->pfx, c->split, piece, c->digits, ascii, &c->count, c->e);
-        if (ascii)
-            return bpe_count_split_ascii(t, w, piece, c->digits, &c->count, c->e);
+        return bpe_count_split(t, w, c->split, piece, c->digits, ascii, &c->count, c->e);
     }
     arena_mark m = arena_save(&w->scratch);
     bpe_words bw = {t, w, &c->count, c->want_ids, c->e};

@@ -237,11 +237,12 @@ typedef struct bpe_words {
     err       *e;
 } bpe_words;
 int  bpe_each_word(void *ctx, str word);
-/* Adds to *count the tokens of an all-ASCII `text` whose pre-tokenizer is
- * one Isolated split by a pattern split_fast.h matches (`digits` from
- * tok_regex_fast_digits): the same as tok_pretok_each with bpe_each_word,
- * in one loop. */
-int  bpe_count_split_ascii(const tok *t, tok_work *w, str text, int digits, i64 *count, err *e);
+/* Adds to *count the tokens of `text` (all ASCII when `ascii`) whose
+ * pre-tokenizer is one Isolated split by `split`, a pattern split_fast.h
+ * matches (`digits` from tok_regex_fast_digits): the same as
+ * tok_pretok_each with bpe_each_word, in one loop. */
+int  bpe_count_split(const tok *t, tok_work *w, const tok_regex *split, str text, int digits, bool ascii, i64 *count,
+                     err *e);
 void bpe_work_fini(tok_work *w);
 /* A work array of the work area grown to hold `need` items of `size`
  * bytes (capacity doubled from 64, in *cap); out of memory longjmps to
