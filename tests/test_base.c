@@ -191,10 +191,11 @@ static iz invalid_at_ref(const u8 *p, iz n)
     return -1;
 }
 
-/* utf8_valid_seq against the definition on every string of up to three
- * bytes and on four-byte strings whose last two bytes are from the edges
- * of the ranges; utf8_invalid_at against it on random mixes of ASCII and
- * sequences, valid and broken, at every offset from the 8-byte scan's
+/* utf8_valid_seq and utf8_invalid_at against the definition on every
+ * string of up to three bytes and on four-byte strings whose last two
+ * bytes are from the edges of the ranges; utf8_invalid_at on random mixes
+ * of ASCII and sequences, valid and broken (the narrower second bytes
+ * after E0 and F0 among them), at every offset from the 8-byte scan's
  * words. */
 static void test_utf8_against_definition(void)
 {
@@ -202,6 +203,11 @@ static void test_utf8_against_definition(void)
     iz bad = 0;
     for (u32 x = 0; x < 1u << 24; x++) {
         b[0] = (u8)(x >> 16), b[1] = (u8)(x >> 8), b[2] = (u8)x;
+        bad += utf8_invalid_at(str_from(b, 3)) != invalid_at_ref(b, 3);
+        if ((x & 0xff) == 0)
+            bad += utf8_invalid_at(str_from(b, 2)) != invalid_at_ref(b, 2);
+        if ((x & 0xffff) == 0)
+            bad += utf8_invalid_at(str_from(b, 1)) != invalid_at_ref(b, 1);
         if (x >> 16 < 0xc0 && (x & 0xffff))
             continue;   /* a one-byte sequence: its first byte decides */
         for (iz avail = 1; avail <= 3; avail++)
@@ -214,11 +220,13 @@ static void test_utf8_against_definition(void)
                 for (iz j = 0; j < countof(edge); j++) {
                     b[0] = (u8)l, b[1] = (u8)s1, b[2] = edge[k], b[3] = edge[j];
                     bad += utf8_valid_seq(b, 4) != valid_seq_ref(b, 4);
+                    bad += utf8_invalid_at(str_from(b, 4)) != invalid_at_ref(b, 4);
                 }
     EXPECT_EQ(bad, 0);
     static const char *const parts[] = {"a", " ", "\n", "abcdefgh", "\xc3\xa9", "\xe3\x80\x80", "\xf0\x9f\x98\x80",
-                                        "\xed\x9f\xbf", "\xee\x80\x80", "\xf4\x8f\xbf\xbf", "\x80", "\xc3",
-                                        "\xe3\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc1\xbf", "\xff"};
+                                        "\xed\x9f\xbf", "\xe0\xa0\x80", "\xf0\x90\x80\x80", "\xee\x80\x80",
+                                        "\xf4\x8f\xbf\xbf", "\x80", "\xc3", "\xe3\x80", "\xed\xa0\x80",
+                                        "\xf4\x90\x80\x80", "\xc1\xbf", "\xff", "\xe0\x9f\xbf", "\xf0\x8f\xbf\xbf"};
     u64 r = 0x9e3779b97f4a7c15u;
     u8 s[64];
     iz wrong = 0;
@@ -227,7 +235,7 @@ static void test_utf8_against_definition(void)
         /* mostly valid parts, so that a broken one is found far in */
         while (n < 48) {
             r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-            iz k = (iz)(r % 100) < 97 ? (iz)(r >> 32) % 10 : 10 + (iz)(r >> 32) % 7;
+            iz k = (iz)(r % 100) < 97 ? (iz)(r >> 32) % 12 : 12 + (iz)(r >> 32) % 9;
             iz len = (iz)strlen(parts[k]);
             memcpy(s + n, parts[k], (size_t)len);
             n += len;
