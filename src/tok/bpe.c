@@ -264,7 +264,7 @@ void bpe_work_fini(tok_work *w)
 
 static inline bool before(mrg a, mrg b) { return a < b; }
 
-static void heap_push(tok_work *w, iz *n, mrg m)
+static ALWAYS_INLINE void heap_push(tok_work *w, iz *n, mrg m)
 {
     mrg *h = w->bpe_heap = tok_work_grow(w, w->bpe_heap, &w->bpe_heap_cap, *n + 1, sizeof(mrg));
     iz i = (*n)++;
@@ -323,9 +323,9 @@ typedef struct {
     iz   n;
 } symbols;
 
-static void add_sym(tok_work *w, symbols *s, u32 id, iz len)
+/* A symbol more, in room initial_symbols made. */
+static inline void add_sym(symbols *s, u32 id, iz len)
 {
-    s->v = w->bpe_sym = tok_work_grow(w, w->bpe_sym, &w->bpe_sym_cap, s->n + 1, sizeof(sym));
     sym *x = &s->v[s->n];
     x->id = id;
     x->len = (u32)len;
@@ -381,6 +381,10 @@ static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err 
             v[s->n - 1].next = -1;
         return ERR_OK;
     }
+    /* the most symbols a word can start with: one a byte of what is
+     * looked up (byte fallback), prefix and suffix included */
+    s->v = w->bpe_sym = tok_work_grow(w, w->bpe_sym, &w->bpe_sym_cap,
+                                      word.len * (1 + t->prefix.len + t->suffix.len), sizeof(sym));
     u8 small[64];
     u8 *tmp = small;
     iz need = t->prefix.len + t->suffix.len + 4;
@@ -400,10 +404,10 @@ static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err 
         i32 id = lookup_char(t, ch, b == 0, i == word.len, tmp, &key);
         if (id >= 0) {
             if (have_unk) {
-                add_sym(w, s, unk_id, unk_len);
+                add_sym(s, unk_id, unk_len);
                 have_unk = false;
             }
-            add_sym(w, s, (u32)id, ch.len);
+            add_sym(s, (u32)id, ch.len);
             continue;
         }
         if (t->byte_fallback) {
@@ -414,7 +418,7 @@ static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err 
                 /* As in the Rust library, a pending unknown token is not
                  * flushed here: it goes after these bytes. */
                 for (iz k = 0; k < key.len; k++)
-                    add_sym(w, s, (u32)t->fallback_id[key.s[k]], 1);
+                    add_sym(s, (u32)t->fallback_id[key.s[k]], 1);
                 continue;
             }
         }
@@ -427,14 +431,14 @@ static int initial_symbols(const tok *t, tok_work *w, str word, symbols *s, err 
             unk_len += ch.len;
         } else {
             if (have_unk)
-                add_sym(w, s, unk_id, unk_len);
+                add_sym(s, unk_id, unk_len);
             have_unk = true;
             unk_id = (u32)t->unk_id;
             unk_len = ch.len;
         }
     }
     if (have_unk)
-        add_sym(w, s, unk_id, unk_len);
+        add_sym(s, unk_id, unk_len);
     if (s->n)
         s->v[s->n - 1].next = -1;
     return ERR_OK;
