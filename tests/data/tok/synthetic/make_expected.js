@@ -94,6 +94,12 @@ C('no-ignore-merges', tk(bpe([...abc, 'dcb', 'xyz', 'x', 'y', 'z', 'xy'], ['a b'
 C('subword-prefix-suffix', tk(bpe(['a', '##b', '##c', 'ab', '##bc', 'abc', 'a</w>', '##b</w>', '##c</w>', 'ab</w>', 'abc</w>', '##bc</w>'],
   ['a ##b', '##b ##c', 'ab ##c', 'a ##b</w>', 'ab ##c</w>', '##b ##c</w>'],
   { continuing_subword_prefix: '##', end_of_word_suffix: '</w>' })), ['abc', 'ab', 'a', 'abcb']);
+// byte fallback of a character looked up with the prefix and the suffix:
+// the bytes of "##é</w>" each become a symbol, more symbols than the word
+// has bytes
+C('fallback-prefix-suffix', tk(bpe(['<unk>', ...hex, 'a', '##a', 'a</w>', '##a</w>'], [],
+  { unk_token: '<unk>', byte_fallback: true, continuing_subword_prefix: '##', end_of_word_suffix: '</w>' })),
+  ['aé', 'aéa', 'éé', 'é', 'a€😀a', 'aaaa', 'a' + 'é'.repeat(60)]);
 C('added-leftmost-longest', tk(bpe(abc, ['a b', 'b c']), {
   added_tokens: [added(20, 'ab'), added(21, 'abc'), added(22, 'bcd'), added(23, 'cd', { special: false })] }),
   ['abcd', 'xabcdab', 'bcdcd', 'aabcd', 'cdab']);
