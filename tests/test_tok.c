@@ -9,6 +9,7 @@
  * whole-pattern lookup against its trie walk. */
 #include "test.h"
 #include "../src/base/arena.h"
+#include "../src/base/hash.h"
 #include "../src/base/os.h"
 #include "../src/base/utf8.h"
 #include "../src/json/json.h"
@@ -349,6 +350,35 @@ static void check_layouts_agree(const merge_map *m, u32 nids)
     arena_fini(&a);
 }
 
+/* The vocabulary's filter (vocab.c) passes every key and gives vocab_find's
+ * answers; it stops most strings that are no key. */
+static void check_vocab_filter(const vocab_map *m)
+{
+    iz bad = 0, n = 0, stopped = 0;
+    for (iz i = 0; i <= m->mask; i++) {
+        const vocab_slot *s = &m->slots[i];
+        if (s->used) {
+            bad += vocab_maybe(m, s->key, s->len) != (i32)s->id;
+            n++;
+        }
+    }
+    u64 st = 0x2545f4914f6cdd1du;
+    u8 b[12];
+    for (int k = 0; k < 200000; k++) {
+        iz len = 1 + k % 12;
+        for (iz j = 0; j < len; j++) {
+            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+            b[j] = (u8)('a' + st % 26);
+        }
+        i32 want = vocab_find(m, b, len);
+        bad += vocab_maybe(m, b, len) != want;
+        stopped += want < 0 && !vocab_filter_pass(m, hash_bytes(b, len));
+    }
+    EXPECT_EQ(bad, 0);
+    EXPECT(n > 1000);
+    EXPECT(stopped > 150000);
+}
+
 static void test_merge_layouts(void)
 {
     static const char *const names[] = {"gemma3", "llama2", "qwen3", "llama3_1"};
@@ -358,6 +388,7 @@ static void test_merge_layouts(void)
             continue;
         EXPECT(t->merges.packed != NULL);
         check_layouts_agree(&t->merges, t->nids);
+        check_vocab_filter(&t->vocab);
         tok_free(t);
     }
     /* ids up to 2^24 - 1 take 24 bits each, which leaves 16 for 1 + a rank */

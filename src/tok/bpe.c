@@ -618,7 +618,7 @@ static NOINLINE int bpe_word_slow(const tok *t, tok_work *w, str word, u64 h, i6
         }
     }
     if (t->ignore_merges) {
-        i32 id = vocab_find(&t->vocab, word.s, word.len);
+        i32 id = vocab_maybe(&t->vocab, word.s, word.len);
         if (id >= 0) {
             u32 u = (u32)id;
             *count += 1;

@@ -22,6 +22,11 @@ typedef struct {
 typedef struct {
     vocab_slot *slots;
     iz          n, mask;
+    /* A blocked Bloom filter of the keys as the merge table's (about 7
+     * bits a key, two bits of one word), for lookups that mostly miss
+     * (vocab_maybe): the ignore_merges lookup of every word not cached. */
+    u64        *filter;
+    u32         fbits;     /* log2 of its words */
 } vocab_map;
 
 /* (left id, right id) -> rank, open addressing; the merged id is
@@ -170,6 +175,17 @@ void vocab_init(arena *perm, vocab_map *m, iz n);
 /* Inserts or replaces (last wins, as a Rust HashMap built from JSON). */
 void vocab_put(vocab_map *m, str key, u32 id);
 i32  vocab_find(const vocab_map *m, const u8 *p, iz n);
+/* vocab_find, the filter first. */
+i32  vocab_maybe(const vocab_map *m, const u8 *p, iz n);
+/* The filter's word and two bits of a key of 64-bit hash h (hash_bytes):
+ * bits the slot index (the low ones) does not use. */
+static inline iz  vocab_filter_at(const vocab_map *m, u64 h) { return (iz)(h >> 40 & (((u64)1 << m->fbits) - 1)); }
+static inline u64 vocab_filter_bits(u64 h) { return (u64)1 << (h >> 20 & 63) | (u64)1 << (h >> 26 & 63); }
+static inline bool vocab_filter_pass(const vocab_map *m, u64 h)
+{
+    u64 bits = vocab_filter_bits(h);
+    return (m->filter[vocab_filter_at(m, h)] & bits) == bits;
+}
 /* A table for n merges of ids below nids: packed when they fit, wide
  * when not or when `wide` (for tests of that layout). */
 void merge_init(arena *perm, merge_map *m, iz n, u32 nids, bool wide);

@@ -12,17 +12,30 @@ static iz table_size(iz n)
     return size;
 }
 
+/* A filter's size for n keys: words of 64 bits, about 7 bits a key. */
+static u32 filter_bits(iz n)
+{
+    u32 b = 6;
+    while (((iz)1 << b) * 64 < 7 * n)
+        b++;
+    return b;
+}
+
+
 void vocab_init(arena *perm, vocab_map *m, iz n)
 {
     iz size = table_size(n);
     m->slots = NEW(perm, vocab_slot, size);
     m->n = 0;
     m->mask = size - 1;
+    m->fbits = filter_bits(n);
+    m->filter = NEW(perm, u64, (iz)1 << m->fbits);
 }
 
 void vocab_put(vocab_map *m, str key, u32 id)
 {
     u64 h = hash_str(key);
+    m->filter[vocab_filter_at(m, h)] |= vocab_filter_bits(h);
     iz i = (iz)h & m->mask;
     for (;;) {
         vocab_slot *s = &m->slots[i];
@@ -43,9 +56,8 @@ void vocab_put(vocab_map *m, str key, u32 id)
     m->n++;
 }
 
-i32 vocab_find(const vocab_map *m, const u8 *p, iz n)
+static inline i32 find_hashed(const vocab_map *m, const u8 *p, iz n, u64 h)
 {
-    u64 h = hash_bytes(p, n);
     iz i = (iz)h & m->mask;
     u32 h32 = (u32)(h >> 32);
     for (;;) {
@@ -56,6 +68,14 @@ i32 vocab_find(const vocab_map *m, const u8 *p, iz n)
             return (i32)s->id;
         i = (i + 1) & m->mask;
     }
+}
+
+i32 vocab_find(const vocab_map *m, const u8 *p, iz n) { return find_hashed(m, p, n, hash_bytes(p, n)); }
+
+i32 vocab_maybe(const vocab_map *m, const u8 *p, iz n)
+{
+    u64 h = hash_bytes(p, n);
+    return vocab_filter_pass(m, h) ? find_hashed(m, p, n, h) : -1;
 }
 
 static u32 bits_for(u64 v)
