@@ -724,7 +724,7 @@ int bpe_word(const tok *t, tok_work *w, str word, i64 *count, bool want_ids, err
 /* Counting only: adds the tokens of a word the first level has and says
  * so (one-byte words skip it: bpe_word answers those at once). `h`
  * receives the word's hash when the first level was asked, else 0. */
-static inline bool l1_count(tok_work *w, str word, i64 *count, u64 *h)
+static ALWAYS_INLINE bool l1_count(tok_work *w, str word, i64 *count, u64 *h)
 {
     *h = 0;
     if (word.len < 2 || word.len > L1_KEY || !w->l1)
@@ -756,17 +756,12 @@ int bpe_each_word(void *ctx, str word)
 }
 
 /* The end of the split's match at i (> i: these patterns match at every
- * position): split_fast.h's, PCRE2's where that one cannot say. */
-static inline int split_end(const tok_regex *split, tok_work *w, str text, iz i, int digits, bool ascii, iz *end,
-                            err *e)
+ * position): split_fast.h's, PCRE2's where that one cannot say (which is
+ * not asked to try the hand-written matcher again: it may have read far). */
+static NOINLINE int split_engine(const tok_regex *split, tok_work *w, str text, iz i, iz *end, err *e)
 {
-    iz fe = ascii ? fast_match_ascii(text.s, text.len, i, digits) : fast_match_in(text.s, text.len, i, digits, false);
-    if (fe >= 0) {
-        *end = fe;
-        return ERR_OK;
-    }
     iz mb, me;
-    int r = tok_regex_find(split, w, text, i, &mb, &me, e);
+    int r = tok_regex_find_engine(split, w, text, i, &mb, &me, e);
     if (r < 0)
         return -r;
     if (r == 0 || mb != i || me <= i)
@@ -775,8 +770,20 @@ static inline int split_end(const tok_regex *split, tok_work *w, str text, iz i,
     return ERR_OK;
 }
 
-int bpe_count_split(const tok *t, tok_work *w, const tok_regex *split, str text, int digits, bool ascii, i64 *count,
-                    err *e)
+/* Inline in the loops below, each made twice (`ascii` a constant). */
+static ALWAYS_INLINE int split_end(const tok_regex *split, tok_work *w, str text, iz i, int digits, bool ascii,
+                                   iz *end, err *e)
+{
+    iz fe = ascii ? fast_match_ascii(text.s, text.len, i, digits) : fast_match_in(text.s, text.len, i, digits, false);
+    if (fe >= 0) {
+        *end = fe;
+        return ERR_OK;
+    }
+    return split_engine(split, w, text, i, end, e);
+}
+
+static ALWAYS_INLINE int count_split(const tok *t, tok_work *w, const tok_regex *split, str text, int digits,
+                                    bool ascii, i64 *count, err *e)
 {
     iz n = text.len;
     for (iz i = 0; i < n;) {
@@ -796,6 +803,13 @@ int bpe_count_split(const tok *t, tok_work *w, const tok_regex *split, str text,
     return ERR_OK;
 }
 
+int bpe_count_split(const tok *t, tok_work *w, const tok_regex *split, str text, int digits, bool ascii, i64 *count,
+                    err *e)
+{
+    return ascii ? count_split(t, w, split, text, digits, true, count, e)
+                 : count_split(t, w, split, text, digits, false, count, e);
+}
+
 /* Whether a checkpoint may sit at match start i > 0 (tok_model.h): the
  * bytes on either side are not both whitespace; only ASCII bytes are
  * judged, a byte of a longer character counting as possible whitespace. */
@@ -805,14 +819,10 @@ static inline bool mark_ok(const u8 *s, iz i)
     return (s[i - 1] < 0x80 && !(cls[s[i - 1]] & C_WS)) || (s[i] < 0x80 && !(cls[s[i]] & C_WS));
 }
 
-int bpe_count_split_remembered(const tok *t, tok_work *w, pfx_store *p, const tok_regex *split, str text,
-                               int digits, bool ascii, i64 *count, err *e)
+/* bpe_count_split_remembered from the checkpoint `from` on. */
+static ALWAYS_INLINE int count_remembered(const tok *t, tok_work *w, pfx_store *p, const tok_regex *split, str text,
+                                         int digits, bool ascii, pfx_mark from, i64 *count, err *e)
 {
-    pfx_mark from;
-    if (pfx_start(p, text, digits, &from) && from.at == text.len) {
-        *count += from.count;
-        return ERR_OK;
-    }
     const u8 *s = text.s;
     iz n = text.len;
     i64 c = from.count;                       /* the words before i */
@@ -838,4 +848,16 @@ int bpe_count_split_remembered(const tok *t, tok_work *w, pfx_store *p, const to
     pfx_commit(p, text, digits, c);
     *count += c;
     return ERR_OK;
+}
+
+int bpe_count_split_remembered(const tok *t, tok_work *w, pfx_store *p, const tok_regex *split, str text,
+                               int digits, bool ascii, i64 *count, err *e)
+{
+    pfx_mark from;
+    if (pfx_start(p, text, digits, &from) && from.at == text.len) {
+        *count += from.count;
+        return ERR_OK;
+    }
+    return ascii ? count_remembered(t, w, p, split, text, digits, true, from, count, e)
+                 : count_remembered(t, w, p, split, text, digits, false, from, count, e);
 }

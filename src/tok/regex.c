@@ -1749,7 +1749,7 @@ bool tok_regex_each_ascii(const tok_regex *re, tok_work *w, str s, tok_piece_fn 
     return true;
 }
 
-int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e)
+static int find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, bool fast, err *e)
 {
     if (start > s.len)
         return 0;
@@ -1778,7 +1778,7 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
             w->re_subj_checked = false;
         }
         int digits = tok_regex_fast_digits(re, w);
-        if (digits && start < s.len) {
+        if (fast && digits && start < s.len) {
             iz end = fast_match(s.s, s.len, start, digits);
             if (end >= 0) {
                 *mb = start;
@@ -1826,4 +1826,14 @@ int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz
     if (rc == PCRE2_ERROR_NOMEMORY)
         return -err_set(e, ERR_NOMEM, start, "out of memory in regex match");
     return -err_set(e, ERR_INVALID, start, "regex match failed (%s)", (const char *)msg);
+}
+
+int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e)
+{
+    return find(re, w, s, start, mb, me, true, e);
+}
+
+int tok_regex_find_engine(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e)
+{
+    return find(re, w, s, start, mb, me, false, e);
 }

@@ -66,6 +66,9 @@ tok_regex *tok_regex_compile(arena *perm, str pattern, bool literal, err *e);
  * Returns 1 and sets [*mb, *me), 0 when there is none, or a negative error
  * code (-ERR_LIMIT when the regex engine gives up) with `e` filled. */
 int tok_regex_find(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e);
+/* The same without the hand-written matcher, for a caller that tried it at
+ * `start` (split_fast.h) and was told that PCRE2 must decide. */
+int tok_regex_find_engine(const tok_regex *re, tok_work *w, str s, iz start, iz *mb, iz *me, err *e);
 /* For a pattern with a hand-written matcher (Llama 3's and Qwen's split
  * patterns, where every position starts a match) and an all-ASCII `s`:
  * hands each match of s, in order, to `each` (the matches tile s) and sets
