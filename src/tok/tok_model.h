@@ -19,14 +19,31 @@ typedef struct {
     const u8 *key;
 } vocab_slot;
 
+/* A blocked Bloom filter of a table's keys, for lookups that mostly miss:
+ * two bits of one 64-bit word a key, about 7 bits a key (qwen3's merges:
+ * 128 KiB beside 4 MiB of slots), so an absent key is told at one load
+ * that mostly hits; about one absent key in 14 passes. It never stops a
+ * key that is there. Keyed by a 64-bit hash whose high half is well mixed:
+ * the word from its top bits (at most 20), the two bits from bits 32-43. */
+typedef struct {
+    u64 *w;
+    u32  bits;     /* log2 of its words */
+} tok_bloom;
+
+/* vocab.c: room for n keys. */
+void tok_bloom_init(arena *perm, tok_bloom *b, iz n);
+static inline u64 tok_bloom_mask(u64 h) { return (u64)1 << (h >> 32 & 63) | (u64)1 << (h >> 38 & 63); }
+static inline void tok_bloom_add(tok_bloom *b, u64 h) { b->w[h >> (64 - b->bits)] |= tok_bloom_mask(h); }
+static inline bool tok_bloom_pass(const tok_bloom *b, u64 h)
+{
+    u64 m = tok_bloom_mask(h);
+    return (b->w[h >> (64 - b->bits)] & m) == m;
+}
+
 typedef struct {
     vocab_slot *slots;
     iz          n, mask;
-    /* A blocked Bloom filter of the keys as the merge table's (about 7
-     * bits a key, two bits of one word), for lookups that mostly miss
-     * (vocab_maybe): the ignore_merges lookup of every word not cached. */
-    u64        *filter;
-    u32         fbits;     /* log2 of its words */
+    tok_bloom   filter;    /* of the keys' hash_bytes, for vocab_maybe */
 } vocab_map;
 
 /* (left id, right id) -> rank, open addressing; the merged id is
@@ -47,13 +64,7 @@ typedef struct {
     u32        *rank_id;   /* rank -> merged id */
     iz          mask, nranks;
     u32         ib, rb;    /* packed: bits of an id, of 1 + a rank */
-    /* A blocked Bloom filter of the pairs, about 7 bits a merge (qwen3:
-     * 128 KiB, an L2-sized table beside the 4 MiB of slots): two bits of
-     * one word per pair, so a pair it lacks is no merge at one load that
-     * mostly hits (merge_maybe); about one pair in 14 that is no merge
-     * passes it. */
-    u64        *filter;
-    u32         fbits;     /* log2 of its words */
+    tok_bloom   filter;    /* of the pairs' merge_filter_hash, for merge_maybe */
 } merge_map;
 
 /* Added tokens: a byte trie for leftmost-longest matching. */
@@ -175,17 +186,9 @@ void vocab_init(arena *perm, vocab_map *m, iz n);
 /* Inserts or replaces (last wins, as a Rust HashMap built from JSON). */
 void vocab_put(vocab_map *m, str key, u32 id);
 i32  vocab_find(const vocab_map *m, const u8 *p, iz n);
-/* vocab_find, the filter first. */
+/* vocab_find, the filter first (for lookups that mostly miss: the
+ * ignore_merges lookup of every word not cached). */
 i32  vocab_maybe(const vocab_map *m, const u8 *p, iz n);
-/* The filter's word and two bits of a key of 64-bit hash h (hash_bytes):
- * bits the slot index (the low ones) does not use. */
-static inline iz  vocab_filter_at(const vocab_map *m, u64 h) { return (iz)(h >> 40 & (((u64)1 << m->fbits) - 1)); }
-static inline u64 vocab_filter_bits(u64 h) { return (u64)1 << (h >> 20 & 63) | (u64)1 << (h >> 26 & 63); }
-static inline bool vocab_filter_pass(const vocab_map *m, u64 h)
-{
-    u64 bits = vocab_filter_bits(h);
-    return (m->filter[vocab_filter_at(m, h)] & bits) == bits;
-}
 /* A table for n merges of ids below nids: packed when they fit, wide
  * when not or when `wide` (for tests of that layout). */
 void merge_init(arena *perm, merge_map *m, iz n, u32 nids, bool wide);
@@ -217,17 +220,13 @@ static inline bool merge_find(const merge_map *m, u32 a, u32 b, u32 *rank)
             return false;
     }
 }
-/* The filter's word and two bits of pair (a, b). */
+/* The filter's hash of pair (a, b). */
 static inline u64 merge_filter_hash(u32 a, u32 b) { return ((u64)a << 32 | b) * 0xd6e8feb86659fd93u; }
-static inline u64 merge_filter_bits(u64 h) { return (u64)1 << (h >> 32 & 63) | (u64)1 << (h >> 38 & 63); }
 /* merge_find for pairs that are mostly no merge (the merge loop's): the
  * filter first. */
 static inline bool merge_maybe(const merge_map *m, u32 a, u32 b, u32 *rank)
 {
-    u64 h = merge_filter_hash(a, b), bits = merge_filter_bits(h);
-    if ((m->filter[h >> (64 - m->fbits)] & bits) != bits)
-        return false;
-    return merge_find(m, a, b, rank);
+    return tok_bloom_pass(&m->filter, merge_filter_hash(a, b)) && merge_find(m, a, b, rank);
 }
 /* The entry of slot i (0 <= i <= mask), when it holds one. */
 bool merge_at(const merge_map *m, iz i, u32 *a, u32 *b, u32 *rank);

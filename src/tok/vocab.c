@@ -12,15 +12,13 @@ static iz table_size(iz n)
     return size;
 }
 
-/* A filter's size for n keys: words of 64 bits, about 7 bits a key. */
-static u32 filter_bits(iz n)
+void tok_bloom_init(arena *perm, tok_bloom *b, iz n)
 {
-    u32 b = 6;
-    while (((iz)1 << b) * 64 < 7 * n)
-        b++;
-    return b;
+    b->bits = 6;
+    while (b->bits < 20 && ((iz)1 << b->bits) * 64 < 7 * n)
+        b->bits++;
+    b->w = NEW(perm, u64, (iz)1 << b->bits);
 }
-
 
 void vocab_init(arena *perm, vocab_map *m, iz n)
 {
@@ -28,14 +26,13 @@ void vocab_init(arena *perm, vocab_map *m, iz n)
     m->slots = NEW(perm, vocab_slot, size);
     m->n = 0;
     m->mask = size - 1;
-    m->fbits = filter_bits(n);
-    m->filter = NEW(perm, u64, (iz)1 << m->fbits);
+    tok_bloom_init(perm, &m->filter, n);
 }
 
 void vocab_put(vocab_map *m, str key, u32 id)
 {
     u64 h = hash_str(key);
-    m->filter[vocab_filter_at(m, h)] |= vocab_filter_bits(h);
+    tok_bloom_add(&m->filter, h);
     iz i = (iz)h & m->mask;
     for (;;) {
         vocab_slot *s = &m->slots[i];
@@ -75,7 +72,7 @@ i32 vocab_find(const vocab_map *m, const u8 *p, iz n) { return find_hashed(m, p,
 i32 vocab_maybe(const vocab_map *m, const u8 *p, iz n)
 {
     u64 h = hash_bytes(p, n);
-    return vocab_filter_pass(m, h) ? find_hashed(m, p, n, h) : -1;
+    return tok_bloom_pass(&m->filter, h) ? find_hashed(m, p, n, h) : -1;
 }
 
 static u32 bits_for(u64 v)
@@ -99,10 +96,7 @@ void merge_init(arena *perm, merge_map *m, iz n, u32 nids, bool wide)
         m->slots = NEW(perm, merge_slot, size);
     }
     m->rank_id = NEW(perm, u32, n + 1);
-    m->fbits = 6;
-    while (((iz)1 << m->fbits) * 64 < 7 * n)
-        m->fbits++;
-    m->filter = NEW(perm, u64, (iz)1 << m->fbits);
+    tok_bloom_init(perm, &m->filter, n);
     m->nranks = n;
     m->mask = size - 1;
 }
@@ -124,8 +118,7 @@ void merge_put(merge_map *m, u32 a, u32 b, u32 rank, u32 id)
         m->slots[i] = (merge_slot){key, rank, id};
     }
     m->rank_id[rank] = id;
-    u64 h = merge_filter_hash(a, b);
-    m->filter[h >> (64 - m->fbits)] |= merge_filter_bits(h);
+    tok_bloom_add(&m->filter, merge_filter_hash(a, b));
 }
 
 bool merge_at(const merge_map *m, iz i, u32 *a, u32 *b, u32 *rank)
