@@ -199,22 +199,29 @@ static u32 child(const bpe_lin *L, u32 node, u8 b)
     }
 }
 
-/* The longest matcher token that is a prefix of s[pos, n), or LIN_NONE. */
-static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos)
+/* The longest matcher token that is a prefix of s[pos, n), or LIN_NONE;
+ * *len its length (its depth in the trie: no load of its lin_tok). */
+static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos, iz *len)
 {
     u32 best = LIN_NONE;
+    *len = 0;
+    if (pos >= n)
+        return best;
     u32 p = L->root[s[pos]];
     if (p == LIN_NONE)
         return best;
     const lin_node *dat = L->dat;
     best = dat[p].term;
+    *len = 1;
     if (pos + 1 >= n)
         return best;
     p = L->root2[s[pos] << 8 | s[pos + 1]];
     for (iz i = pos + 2; p != LIN_NONE; i++) {
         const lin_node *d = &dat[p];
-        if (d->term != LIN_NONE)
+        if (d->term != LIN_NONE) {
             best = d->term;
+            *len = i - pos;
+        }
         if (i >= n)
             break;
         u32 q = d->base + s[i];
@@ -336,8 +343,9 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
     iz sp = 0, floor = 0;   /* entries below floor are final (before a wall) */
     iz pos = 0;
     const lin_tok *tk = L->tk;
+    iz clen;
+    u32 c = longest(L, s, n, pos, &clen);
     while (pos < n) {
-        u32 c = longest(L, s, n, pos);
         if (c == LIN_NONE) {
             if (!L->chars)
                 return -1;   /* not reached: every byte is a token */
@@ -350,11 +358,27 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
                 st[sp++] = (u32)t->fallback_id[s[pos + j]];
             pos += k;
             floor = sp;
+            c = longest(L, s, n, pos, &clen);
             continue;
         }
+        /* The longest token, kept most of the time: the longest one at its
+         * end is looked up before its pair test, so that the two chains of
+         * loads overlap. */
+        iz end = pos + clen;
+        iz nlen;
+        u32 nc = longest(L, s, n, end, &nlen);
+        if (!is_dead(dead, end) &&
+            (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end)))) {
+            st[sp++] = c;
+            pos = end;
+            c = nc;
+            clen = nlen;
+            continue;
+        }
+        c = tk[c].next;
         for (;;) {
             while (c != LIN_NONE) {
-                iz end = pos + tk[c].len;
+                end = pos + tk[c].len;
                 if (!is_dead(dead, end) &&
                     (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end))))
                     break;
@@ -372,6 +396,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
             pos -= tk[c].len;
             c = tk[c].next;
         }
+        c = longest(L, s, n, pos, &clen);
     }
     w->nids = base + sp;
     return sp;
