@@ -3,9 +3,11 @@
  * folder ($TALLY_ASSETS or assets/): random bytes, random vocabulary tokens
  * run together, base64, repeats of 1-8-byte units, UTF-8 text without
  * spaces, CJK and Hangul runs, runs of whitespace, and the `long` and
- * `repeat` strings of tests/data/tok/inputs/gen.jsonl. Every word's ids must be the merge
- * loop's; the test prints per tokenizer whether the encoder applies, its
- * size and build time, and how many words it answered itself. */
+ * `repeat` strings of tests/data/tok/inputs/gen.jsonl; and a small
+ * tokenizer whose merge makes a token the matcher leaves out. Every word's
+ * ids must be the merge loop's; the test prints per tokenizer whether the
+ * encoder applies, its size and build time, and how many words it
+ * answered itself. */
 #include "test.h"
 #include "../src/base/arena.h"
 #include "../src/base/os.h"
@@ -438,8 +440,56 @@ static void test_seg(void)
     EXPECT(on >= 2);
 }
 
+/* A merge whose token is no matcher token (here an id given to two
+ * strings, "ab" and "zq") adds its bytes to the trie as a path: without it
+ * the pair test of "a" "b" would skip the merge (a, b) and keep the two
+ * tokens, where the merge loop makes one. A byte-level tokenizer of the
+ * 256 bytes and that one merge. */
+static void test_merge_to_left_out(void)
+{
+    buf j = {0};
+    buf_cstr(&j, "{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,"
+                 "\"use_regex\":false},\"model\":{\"type\":\"BPE\",\"vocab\":{");
+    /* the byte-level alphabet: printable bytes stand for themselves, the
+     * others for U+0100 on, in byte order */
+    u32 next = 256;
+    for (u32 c = 0; c < 256; c++) {
+        bool self = (c >= 33 && c <= 126) || (c >= 161 && c <= 172) || c >= 174;
+        u32 cp = self ? c : next++;
+        buf_cstr(&j, c ? ",\"" : "\"");
+        if (cp == '"' || cp == '\\')
+            buf_put(&j, "\\", 1);
+        put_cp(&j, cp);
+        char num[16];
+        snprintf(num, sizeof(num), "\":%u", c);
+        buf_cstr(&j, num);
+    }
+    buf_cstr(&j, ",\"ab\":256,\"zq\":256},\"merges\":[\"a b\"]}}");
+    err e = {0};
+    tok *t = tok_load_json(buf_view(&j), "two-strings", &e);
+    buf_free(&j);
+    if (!t) {
+        printf("#   %s\n", e.msg);
+        test_cur_failed = 1;
+        return;
+    }
+    REQUIRE(bpe_lin_get(t));
+    diff d = {t, tok_work_new(t), tok_work_new(t), 0, 0, 0, 0, 0, false};
+    REQUIRE(d.wl && d.wm);
+    d.wm->bpe_no_linear = true;
+    static const char *const words[] = {"ab", "aab", "abb", "abab", "xaby", "ba", "zq", "azqb"};
+    for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+        compare(&d, str_cstr(words[k]), words[k]);
+    EXPECT_EQ(d.words, 8);
+    EXPECT_EQ(d.failed, 0);
+    tok_work_free(d.wl);
+    tok_work_free(d.wm);
+    tok_free(t);
+}
+
 int main(void)
 {
+    RUN(test_merge_to_left_out);
     RUN(test_build_threshold);
     RUN(test_against_merge_loop);
     RUN(test_seg);

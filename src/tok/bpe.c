@@ -242,6 +242,9 @@ void bpe_work_fini(tok_work *w)
     free(w->bpe_sym);
     free(w->bpe_heap);
     free(w->lin_dead);
+    free(w->lin_dep);
+    w->lin_dep = NULL;
+    w->lin_dep_cap = 0;
     free(w->lin_pairs);
     w->lin_pairs = NULL;
     w->lin_pairs_for = NULL;

@@ -68,12 +68,16 @@
  * of the two (higher rank; on a tie, the same merge twice, the right one)
  * goes back to its child on the spine. That is pair_ok below, a few merge
  * lookups a pair; of two base symbols, one lookup in a 256 x 256 table
- * (most pairs on random text). It is exact for monotone usable tokens; a
- * pair with a usable token that is not monotone (runs of spaces in some
- * vocabularies) is tested by its definition instead, the merge loop on the
- * pair's bytes (pair_slow), and remembered like any pair. Tokens that are
- * not usable are left out of the matcher. A word whose answer needs a
- * left-out token (any answer's tokens are usable, by (1)) has no tiling
+ * (most pairs on random text). The first lookup, of (a, b) itself, is
+ * skipped when a b's bytes are no path of the trie: the trie holds every
+ * merge's bytes (its token's, or a path that ends no token for a token not
+ * in the matcher), and the search learns the depth of the trie at each
+ * position when it looks for the longest token there. It is exact for
+ * monotone usable tokens; a pair with a usable token that is not monotone
+ * (runs of spaces in some vocabularies) is tested by its definition
+ * instead, the merge loop on the pair's bytes (pair_slow), and remembered
+ * like any pair. Tokens that are not usable are left out of the matcher.
+ * A word whose answer needs a left-out token (any answer's tokens are usable, by (1)) has no tiling
  * the search accepts: then it gives up and the merge loop decides, so
  * leaving tokens out can cost time but never change ids.
  *
@@ -94,6 +98,7 @@
 #include "../base/utf8.h"
 
 #define LIN_NONE 0xffffffffu
+enum { LIN_DEP_MAX = 255 };
 enum { LIN_MAX_NODES = 1 << 24, LIN_MAX_IDS = 1 << 24 };
 
 /* One token of the matcher, by id: one aligned 32-byte load for all the
@@ -200,23 +205,28 @@ static u32 child(const bpe_lin *L, u32 node, u8 b)
 }
 
 /* The longest matcher token that is a prefix of s[pos, n), or LIN_NONE;
- * *len its length (its depth in the trie: no load of its lin_tok). */
-static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos, iz *len)
+ * *len its length (its depth in the trie: no load of its lin_tok); and
+ * dep[pos] the length of the longest path of the trie that is a prefix
+ * there, LIN_DEP_MAX for that or more (may_join). */
+static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos, iz *len, u8 *dep)
 {
     u32 best = LIN_NONE;
     *len = 0;
     if (pos >= n)
         return best;
     u32 p = L->root[s[pos]];
+    dep[pos] = 0;
     if (p == LIN_NONE)
         return best;
     const lin_node *dat = L->dat;
     best = dat[p].term;
     *len = 1;
+    dep[pos] = 1;
     if (pos + 1 >= n)
         return best;
     p = L->root2[s[pos] << 8 | s[pos + 1]];
-    for (iz i = pos + 2; p != LIN_NONE; i++) {
+    iz i = pos + 2;   /* p is the node of s[pos, i) */
+    for (; p != LIN_NONE; i++) {
         const lin_node *d = &dat[p];
         if (d->term != LIN_NONE) {
             best = d->term;
@@ -229,22 +239,26 @@ static inline u32 longest(const bpe_lin *L, const u8 *s, iz n, iz pos, iz *len)
             break;
         p = q;
     }
+    iz d = p == LIN_NONE ? 1 : i - pos;
+    dep[pos] = d < LIN_DEP_MAX ? (u8)d : LIN_DEP_MAX;
     return best;
 }
 
 /* Whether BPE leaves the adjacent tokens a b as they are (the file's
- * comment, "The pair test"). Limits are ranks + 1, as lin_tok.rk. */
-static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b)
+ * comment, "The pair test"). Limits are ranks + 1, as lin_tok.rk. `ab`:
+ * whether (a, b) itself may be a merge (false: their bytes are no path of
+ * the trie, may_join), else its lookup is skipped. */
+static bool pair_ok(const bpe_lin *L, const merge_map *m, u32 a, u32 b, bool ab)
 {
     u32 lx = LIN_NONE, ly = LIN_NONE;
     u32 x = a, y = b;
-    for (;;) {
+    for (bool ask = ab;; ask = true) {
         /* A merge (x, y) has a rank at least x's lowest on the left and
          * y's lowest on the right: when either is past its limit, no
          * lookup. */
         u32 rank;
         const lin_tok *tx = &L->tk[x], *ty = &L->tk[y];
-        if (tx->minl < lx && ty->minr <= ly) {
+        if (ask && tx->minl < lx && ty->minr <= ly) {
             /* two base symbols (most pairs tested on random text): the
              * byte-pair table, L2-sized, instead of the merge table */
             if (tx->bix != LIN_NONE && ty->bix != LIN_NONE) {
@@ -291,7 +305,7 @@ static bool merge_word(const tok *t, tok_work *w, str bytes, iz *nsym, u32 *firs
 
 static NOINLINE bool pair_slow(const tok *t, tok_work *w, str ab, u32 a);
 
-static inline bool pair_cached(const bpe_lin *L, const tok *t, tok_work *w, u32 a, u32 b, str ab)
+static inline bool pair_cached(const bpe_lin *L, const tok *t, tok_work *w, u32 a, u32 b, str ab, bool maybe)
 {
     u64 *pc = w->lin_pairs;
     u64 key = (u64)a << 24 | b;
@@ -299,7 +313,7 @@ static inline bool pair_cached(const bpe_lin *L, const tok *t, tok_work *w, u32 
     u64 e = pc[h];
     if ((e >> 1) == (key << 1 | 1))
         return e & 1;
-    bool ok = L->tk[a].mono && L->tk[b].mono ? pair_ok(L, &t->merges, a, b) : pair_slow(t, w, ab, a);
+    bool ok = L->tk[a].mono && L->tk[b].mono ? pair_ok(L, &t->merges, a, b, maybe) : pair_slow(t, w, ab, a);
     pc[h] = key << 2 | 2 | ok;
     return ok;
 }
@@ -315,6 +329,13 @@ static NOINLINE bool pair_slow(const tok *t, tok_work *w, str ab, u32 a)
     return merge_word(t, w, ab, &nsym, &first, &last) && nsym == 2 && first == a;
 }
 
+/* Whether the bytes [from, to) may be a path of the trie (from longest's
+ * dep at `from`): false means they are no merge's two tokens. */
+static inline bool may_join(const u8 *dep, iz from, iz to)
+{
+    return dep[from] == LIN_DEP_MAX || dep[from] >= to - from;
+}
+
 static inline bool is_dead(const u64 *d, iz p) { return d[p >> 6] >> (p & 63) & 1; }
 static inline void set_dead(u64 *d, iz p) { d[p >> 6] |= (u64)1 << (p & 63); }
 
@@ -325,6 +346,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
     iz nw = (n >> 6) + 1;
     u64 *dead = w->lin_dead = tok_work_grow(w, w->lin_dead, &w->lin_dead_cap, nw, sizeof(u64));
     memset(dead, 0, (size_t)nw * sizeof(u64));
+    u8 *dep = w->lin_dep = tok_work_grow(w, w->lin_dep, &w->lin_dep_cap, n, 1);
     /* The memory of pairs is the tokenizer's: a work area used with
      * another one starts it afresh. */
     if (!w->lin_pairs) {
@@ -344,7 +366,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
     iz pos = 0;
     const lin_tok *tk = L->tk;
     iz clen;
-    u32 c = longest(L, s, n, pos, &clen);
+    u32 c = longest(L, s, n, pos, &clen, dep);
     while (pos < n) {
         if (c == LIN_NONE) {
             if (!L->chars)
@@ -358,7 +380,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
                 st[sp++] = (u32)t->fallback_id[s[pos + j]];
             pos += k;
             floor = sp;
-            c = longest(L, s, n, pos, &clen);
+            c = longest(L, s, n, pos, &clen, dep);
             continue;
         }
         /* The longest token, kept most of the time: the longest one at its
@@ -366,9 +388,10 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
          * loads overlap. */
         iz end = pos + clen;
         iz nlen;
-        u32 nc = longest(L, s, n, end, &nlen);
+        u32 nc = longest(L, s, n, end, &nlen, dep);
         if (!is_dead(dead, end) &&
-            (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end)))) {
+            (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end),
+                                         may_join(dep, pos - tk[st[sp - 1]].len, end)))) {
             st[sp++] = c;
             pos = end;
             c = nc;
@@ -380,7 +403,8 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
             while (c != LIN_NONE) {
                 end = pos + tk[c].len;
                 if (!is_dead(dead, end) &&
-                    (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end))))
+                    (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end),
+                                         may_join(dep, pos - tk[st[sp - 1]].len, end))))
                     break;
                 c = tk[c].next;
             }
@@ -396,7 +420,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
             pos -= tk[c].len;
             c = tk[c].next;
         }
-        c = longest(L, s, n, pos, &clen);
+        c = longest(L, s, n, pos, &clen, dep);
     }
     w->nids = base + sp;
     return sp;
@@ -472,7 +496,8 @@ static bool trie_add(bpe_lin *L, str key, u32 id)
         if (++L->nedges * 3 > ((iz)L->emask + 1) * 2 && !edges_resize(L, L->nedges * 2))
             return false;
     }
-    L->term[node] = id;
+    if (id != LIN_NONE)
+        L->term[node] = id;
     return true;
 }
 
@@ -713,7 +738,11 @@ done:
     return ok;
 }
 
-static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz norder)
+/* The trie of the matcher tokens. It also holds, as paths that end no
+ * token, the bytes of every merge of two matcher tokens, one after the
+ * other: a pair (a, b) whose bytes are no path from a's start (longest's
+ * dep) is no merge, and the pair test skips its first lookup. */
+static bool build_trie(bpe_lin *L, const tok *t, arena *tmp, const id_bytes *ib, const u32 *order, iz norder)
 {
     for (int b = 0; b < 256; b++)
         L->root[b] = LIN_NONE;
@@ -722,6 +751,38 @@ static bool build_trie(bpe_lin *L, const id_bytes *ib, const u32 *order, iz nord
     for (iz k = 0; k < norder; k++) {
         u32 id = order[k];
         if (L->tk[id].len && !trie_add(L, str_from(ib[id].s, ib[id].len), id))
+            return false;
+    }
+    /* A merge's token is its two tokens' strings one after the other (the
+     * loader finds it so, by that string; an id of two strings is no
+     * matcher token), and a matcher token's path is there: only merges
+     * whose token is not in the matcher add a path. Most merges are the
+     * last of a matcher token's own BPE: a bit by rank, from sequential
+     * reads, keeps their tokens' lin_tok unread. */
+    const merge_map *m = &t->merges;
+    u64 *made = NEW(tmp, u64, (m->nranks >> 6) + 1);
+    for (iz id = 0; id < t->nids; id++) {
+        u32 rk = L->tk[id].rk;
+        if (L->tk[id].len && rk && rk - 1 < (u32)m->nranks)
+            made[(rk - 1) >> 6] |= (u64)1 << ((rk - 1) & 63);
+    }
+    u8 *cat = NULL;
+    iz catcap = 0;
+    for (iz i = 0; i <= m->mask; i++) {
+        u32 a, b, rank;
+        if (!merge_at(m, i, &a, &b, &rank) || rank >= (u32)m->nranks || made[rank >> 6] >> (rank & 63) & 1)
+            continue;
+        u32 ab = m->rank_id[rank];
+        if ((ab < t->nids && L->tk[ab].len) || a >= t->nids || b >= t->nids || !L->tk[a].len || !L->tk[b].len)
+            continue;
+        iz la = ib[a].len, lb = ib[b].len;
+        if (la + lb > catcap) {
+            catcap = 2 * (la + lb) + 64;
+            cat = NEW_NZ(tmp, u8, catcap);
+        }
+        memcpy(cat, ib[a].s, (size_t)la);
+        memcpy(cat + la, ib[b].s, (size_t)lb);
+        if (!trie_add(L, str_from(cat, la + lb), LIN_NONE))
             return false;
     }
     L->root2 = malloc(65536 * sizeof(u32));
@@ -871,7 +932,7 @@ static bpe_lin *build(const tok *t)
             }
         }
         ok = L->tk && L->mbits && L->lbits && pick_tokens(L, t, w, ib, order, norder, &total) &&
-             build_trie(L, ib, order, norder) && build_pairs(L, t);
+             build_trie(L, t, tmp, ib, order, norder) && build_pairs(L, t);
     }
     arena_fini(tmp);
     tok_work_free(w);

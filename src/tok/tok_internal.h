@@ -42,6 +42,8 @@ struct tok_work {
     bool       bpe_no_seg;    /* tests: never cut words at runs of U+2581 (bpe.c, seg_word) */
     u64       *lin_dead;    /* bpe_linear.c: positions known to lead nowhere */
     iz         lin_dead_cap;  /* in u64 words */
+    u8        *lin_dep;       /* bpe_linear.c: by position, the longest trie path there */
+    iz         lin_dep_cap;
     u64       *lin_pairs;   /* bpe_linear.c: pairs tested, direct-mapped ... */
     const void *lin_pairs_for; /* ... for this tokenizer's tables */
     /* tok.c: output ids */
