@@ -77,9 +77,10 @@
  * (runs of spaces in some vocabularies) is tested by its definition
  * instead, the merge loop on the pair's bytes (pair_slow), and remembered
  * like any pair. Tokens that are not usable are left out of the matcher.
- * A word whose answer needs a left-out token (any answer's tokens are usable, by (1)) has no tiling
- * the search accepts: then it gives up and the merge loop decides, so
- * leaving tokens out can cost time but never change ids.
+ * A word whose answer needs a left-out token (any answer's tokens are
+ * usable, by (1)) has no tiling the search accepts: then it gives up and
+ * the merge loop decides, so leaving tokens out can cost time but never
+ * change ids.
  *
  * The precondition (checked once per tokenizer, else the merge loop stays):
  * no subword prefix or word suffix (they change the symbols by position);
@@ -336,8 +337,9 @@ static inline bool may_join(const u8 *dep, iz from, iz to)
     return dep[from] == LIN_DEP_MAX || dep[from] >= to - from;
 }
 
-static inline bool is_dead(const u64 *d, iz p) { return d[p >> 6] >> (p & 63) & 1; }
-static inline void set_dead(u64 *d, iz p) { d[p >> 6] |= (u64)1 << (p & 63); }
+/* Bit sets of u64 words (the search's dead positions, the build's ranks). */
+static inline bool bit_get(const u64 *d, iz p) { return d[p >> 6] >> (p & 63) & 1; }
+static inline void bit_set(u64 *d, iz p) { d[p >> 6] |= (u64)1 << (p & 63); }
 
 iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
 {
@@ -389,7 +391,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
         iz end = pos + clen;
         iz nlen;
         u32 nc = longest(L, s, n, end, &nlen, dep);
-        if (!is_dead(dead, end) &&
+        if (!bit_get(dead, end) &&
             (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end),
                                          may_join(dep, pos - tk[st[sp - 1]].len, end)))) {
             st[sp++] = c;
@@ -402,7 +404,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
         for (;;) {
             while (c != LIN_NONE) {
                 end = pos + tk[c].len;
-                if (!is_dead(dead, end) &&
+                if (!bit_get(dead, end) &&
                     (sp == floor || pair_cached(L, t, w, st[sp - 1], c, str_cut(word, pos - tk[st[sp - 1]].len, end),
                                          may_join(dep, pos - tk[st[sp - 1]].len, end))))
                     break;
@@ -413,7 +415,7 @@ iz bpe_lin_encode(const bpe_lin *L, const tok *t, tok_work *w, str word)
                 pos += tk[c].len;
                 break;
             }
-            set_dead(dead, pos);
+            bit_set(dead, pos);
             if (sp == floor)
                 return -1;   /* the answer needs a token left out */
             c = st[--sp];
@@ -738,10 +740,10 @@ done:
     return ok;
 }
 
-/* The trie of the matcher tokens. It also holds, as paths that end no
- * token, the bytes of every merge of two matcher tokens, one after the
- * other: a pair (a, b) whose bytes are no path from a's start (longest's
- * dep) is no merge, and the pair test skips its first lookup. */
+/* The trie of the matcher tokens, and of every merge's bytes (the two
+ * tokens' one after the other): a pair (a, b) whose bytes are no path from
+ * a's start (longest's dep) is no merge, and the pair test skips its first
+ * lookup. */
 static bool build_trie(bpe_lin *L, const tok *t, arena *tmp, const id_bytes *ib, const u32 *order, iz norder)
 {
     for (int b = 0; b < 256; b++)
@@ -764,13 +766,13 @@ static bool build_trie(bpe_lin *L, const tok *t, arena *tmp, const id_bytes *ib,
     for (iz id = 0; id < t->nids; id++) {
         u32 rk = L->tk[id].rk;
         if (L->tk[id].len && rk && rk - 1 < (u32)m->nranks)
-            made[(rk - 1) >> 6] |= (u64)1 << ((rk - 1) & 63);
+            bit_set(made, rk - 1);
     }
     u8 *cat = NULL;
     iz catcap = 0;
     for (iz i = 0; i <= m->mask; i++) {
         u32 a, b, rank;
-        if (!merge_at(m, i, &a, &b, &rank) || rank >= (u32)m->nranks || made[rank >> 6] >> (rank & 63) & 1)
+        if (!merge_at(m, i, &a, &b, &rank) || rank >= (u32)m->nranks || bit_get(made, rank))
             continue;
         u32 ab = m->rank_id[rank];
         if ((ab < t->nids && L->tk[ab].len) || a >= t->nids || b >= t->nids || !L->tk[a].len || !L->tk[b].len)
